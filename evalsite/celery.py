@@ -1,0 +1,11 @@
+"""The Celery app. Workers start with `celery -A evalsite worker -Q cpu,models`."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
+
+app = Celery("evalsite")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

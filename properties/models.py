@@ -1,0 +1,302 @@
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.utils import timezone
+
+
+class ProjectQuerySet(models.QuerySet):
+    def visible_to(self, user) -> ProjectQuerySet:
+        return self.filter(memberships__user=user).distinct()
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    # Names of the properties scored on upload; per-property configuration beside them.
+    enabled_properties = models.JSONField(default=list, blank=True)
+    property_config = models.JSONField(default=dict, blank=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = ProjectQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "pk"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def add_member(self, user, role: str = "member") -> Membership:
+        membership, _ = Membership.objects.get_or_create(project=self, user=user, defaults={"role": role})
+        return membership
+
+    def config_for(self, prop: str) -> dict:
+        return dict(self.property_config.get(prop, {}))
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        OWNER = "owner"
+        MEMBER = "member"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "user"], name="unique_membership")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.project} ({self.role})"
+
+
+class Run(models.Model):
+    class Environment(models.TextChoices):
+        EVALUATION = "evaluation"
+        PRODUCTION = "production"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
+    name = models.CharField(max_length=200)
+    environment = models.CharField(max_length=20, choices=Environment.choices, default=Environment.EVALUATION)
+    description = models.TextField(blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="unique_run_name")]
+
+    def __str__(self) -> str:
+        return f"{self.project} / {self.name}"
+
+    def latest_job(self) -> ScoringJob | None:
+        return self.jobs.order_by("-created_at", "-pk").first()
+
+
+class Annotation(models.TextChoices):
+    GOOD = "good"
+    BAD = "bad"
+    UNKNOWN = "unknown"
+
+
+class AnnotationSource(models.TextChoices):
+    NONE = ""
+    PERSON = "person"
+    ESTIMATED = "estimated"
+
+
+def input_hash(text: str) -> str:
+    """Runs are matched on user_interaction_id, falling back to this hash of the input."""
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def new_interaction_id() -> str:
+    return uuid.uuid4().hex
+
+
+class Interaction(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="interactions")
+    user_interaction_id = models.CharField(max_length=255, default=new_interaction_id)
+    input = models.TextField(blank=True)
+    information_retrieval = models.JSONField(default=list, blank=True)
+    full_prompt = models.TextField(blank=True)
+    history = models.TextField(blank=True)
+    output = models.TextField()
+    expected_output = models.TextField(blank=True)
+    annotation = models.CharField(max_length=10, choices=Annotation.choices, default=Annotation.UNKNOWN)
+    annotation_reason = models.TextField(blank=True)
+    annotation_source = models.CharField(max_length=10, choices=AnnotationSource.choices, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    input_hash = models.CharField(max_length=32, blank=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "user_interaction_id"], name="unique_interaction_id_in_run")
+        ]
+        indexes = [models.Index(fields=["run", "annotation"], name="interaction_run_annotation")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}/{self.user_interaction_id}"
+
+    def save(self, *args, **kwargs) -> None:
+        self.input_hash = input_hash(self.input)
+        super().save(*args, **kwargs)
+
+    def annotate(self, annotation: str, reason: str = "", *, by_person: bool = True) -> None:
+        self.annotation = annotation
+        self.annotation_reason = reason
+        self.annotation_source = AnnotationSource.PERSON if by_person else AnnotationSource.ESTIMATED
+        self.save(update_fields=["annotation", "annotation_reason", "annotation_source"])
+
+    def field_text(self, field: str) -> str:
+        """The text a per-field scorer reads: the named field, or the output for the interaction."""
+        return self.input if field == "input" else self.output
+
+
+class PropertyValueQuerySet(models.QuerySet):
+    def current(self, prop: str, version_key: str, model: str) -> PropertyValueQuerySet:
+        return self.filter(property_name=prop, scorer_version=version_key, model=model, status="ok")
+
+
+class PropertyValue(models.Model):
+    class Field(models.TextChoices):
+        INPUT = "input"
+        OUTPUT = "output"
+        INTERACTION = "interaction"
+
+    class Status(models.TextChoices):
+        OK = "ok"
+        ERROR = "error"
+
+    interaction = models.ForeignKey(Interaction, on_delete=models.CASCADE, related_name="property_values")
+    # Denormalised from the interaction so that "run X, property P between a and b" is one index range.
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="property_values")
+    property_name = models.CharField(max_length=100)
+    field = models.CharField(max_length=12, choices=Field.choices)
+    value = models.FloatField(null=True, blank=True)
+    label = models.CharField(max_length=200, blank=True)
+    spans = models.JSONField(default=list, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    scorer_version = models.CharField(max_length=64)
+    model = models.CharField(max_length=500, blank=True)
+    status = models.CharField(max_length=5, choices=Status.choices, default=Status.OK)
+    error = models.TextField(blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    objects = PropertyValueQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["interaction", "property_name", "field"], name="unique_value_per_interaction_field"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["run", "property_name", "field", "value"], name="value_run_prop_range"),
+            models.Index(fields=["run", "property_name", "field", "label"], name="value_run_prop_label"),
+            models.Index(fields=["run", "status"], name="value_run_status"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.property_name}.{self.field}={self.value if self.label == '' else self.label}"
+
+    @property
+    def address(self) -> str:
+        """`toxicity.output` for per-field values, `grounded_in_context` for interaction-wide ones."""
+        if self.field == self.Field.INTERACTION:
+            return self.property_name
+        return f"{self.property_name}.{self.field}"
+
+
+class ScoringJob(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="jobs")
+    properties = models.JSONField(default=list)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    # Counted in (interaction, property) items; done + failed reaches total when the job ends.
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"job {self.pk} for {self.run} ({self.status})"
+
+    @property
+    def processed(self) -> int:
+        return self.done + self.failed
+
+    @property
+    def percent(self) -> int:
+        if self.total == 0:
+            return 100
+        return min(100, int(100 * self.processed / self.total))
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.Status.DONE
+
+    def record_chunk(self, done: int, failed: int, error: str = "") -> None:
+        """Add a finished chunk's counts in one UPDATE, then close the job if it is complete."""
+        now = timezone.now()
+        updates = {"done": F("done") + done, "failed": F("failed") + failed, "status": self.Status.RUNNING}
+        if error:
+            updates["last_error"] = error
+        ScoringJob.objects.filter(pk=self.pk).update(**updates)
+        ScoringJob.objects.filter(pk=self.pk, started_at__isnull=True).update(started_at=now)
+        ScoringJob.objects.filter(
+            Q(pk=self.pk), ~Q(status=self.Status.DONE), done__gte=F("total") - F("failed")
+        ).update(status=self.Status.DONE, finished_at=now)
+        self.refresh_from_db()
+
+
+class ScoringChunk(models.Model):
+    """One task's share of a job: a property over a list of interactions.
+
+    Finishing a chunk is a conditional UPDATE, so a redelivered task rescores (an idempotent
+    upsert) but never counts its items twice.
+    """
+
+    job = models.ForeignKey(ScoringJob, on_delete=models.CASCADE, related_name="chunks")
+    property_name = models.CharField(max_length=100)
+    interaction_ids = models.JSONField(default=list)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        return f"chunk {self.pk} of job {self.job_id}: {self.property_name} x {len(self.interaction_ids)}"
+
+    def claim_finish(self) -> bool:
+        return ScoringChunk.objects.filter(pk=self.pk, finished_at__isnull=True).update(finished_at=timezone.now()) == 1
+
+
+def upload_path(upload: Upload, filename: str) -> str:
+    return f"uploads/{upload.project_id}/{timezone.now():%Y%m%d%H%M%S}-{filename}"
+
+
+class Upload(models.Model):
+    class Status(models.TextChoices):
+        STORED = "stored"
+        INGESTED = "ingested"
+        FAILED = "failed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="uploads")
+    run = models.ForeignKey(Run, on_delete=models.SET_NULL, null=True, blank=True, related_name="uploads")
+    file = models.FileField(upload_to=upload_path, max_length=500)
+    original_name = models.CharField(max_length=255)
+    file_format = models.CharField(max_length=10, blank=True)
+    column_mapping = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.STORED)
+    accepted = models.PositiveIntegerField(default=0)
+    rejected = models.PositiveIntegerField(default=0)
+    # [{"line": 3, "field": "output", "reason": "..."}]; a file-level problem has line null.
+    row_errors = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.status})"

@@ -1,0 +1,164 @@
+"""The scorer contract, compatible with Arthur Bench's custom scorers.
+
+A scorer is batch-only: `run_batch` takes parallel lists and returns one float or `Score` per
+item. Where a property has per-field values (`fields = ("input", "output")`), the pipeline calls
+`run_batch` once per field with that field's texts as `candidate_batch`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
+
+FIELDS = ("input", "output", "interaction")
+
+
+@dataclass(frozen=True)
+class Span:
+    """Evidence: character offsets into a named field (`output`, `input`, `information_retrieval[2]`)."""
+
+    field: str
+    start: int
+    end: int
+    label: str = ""
+    score: float | None = None
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Score:
+    """One item's result: a number, a category, or an error, with the evidence that explains it."""
+
+    value: float | None = None
+    label: str | None = None
+    spans: list[Span] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    @classmethod
+    def failed(cls, message: str) -> Score:
+        return cls(error=message)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "label": self.label,
+            "spans": [span.to_dict() for span in self.spans],
+            "details": self.details,
+            "error": self.error,
+        }
+
+
+def as_score(result: float | int | bool | str | Score | None) -> Score:
+    """Normalise what a scorer returned for one item (Bench scorers return plain floats)."""
+    if isinstance(result, Score):
+        return result
+    if result is None:
+        return Score.failed("the scorer returned no value")
+    if isinstance(result, bool):
+        return Score(value=float(result), label=str(result).lower())
+    if isinstance(result, int | float):
+        return Score(value=float(result))
+    return Score(label=str(result))
+
+
+class ScorerUnavailable(Exception):
+    """A scorer cannot run at all here (a model that cannot load, a missing dependency)."""
+
+
+class Scorer(ABC):
+    """Base class of every property. The public interface is Arthur Bench's."""
+
+    # Evalsite's own metadata; a Bench scorer that sets none of it still works.
+    display_name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    fields: ClassVar[tuple[str, ...]] = ("output",)
+    queue: ClassVar[str] = "cpu"
+    version: ClassVar[str] = "1"
+
+    @staticmethod
+    @abstractmethod
+    def name() -> str: ...
+
+    @staticmethod
+    def requires_reference() -> bool:
+        return True
+
+    @staticmethod
+    def is_categorical() -> bool:
+        return False
+
+    @staticmethod
+    def categories() -> list[str] | None:
+        return None
+
+    @abstractmethod
+    def run_batch(
+        self,
+        candidate_batch: list[str],
+        reference_batch: list[str] | None = None,
+        input_text_batch: list[str] | None = None,
+        context_batch: list[Any] | None = None,
+    ) -> list[float | Score]: ...
+
+    def run(
+        self,
+        candidate_outputs: list[str],
+        reference_outputs: list[str] | None = None,
+        inputs: list[str] | None = None,
+        contexts: list[Any] | None = None,
+        batch_size: int = 5,
+    ) -> list[float | Score]:
+        """Score whole lists in batches, as Bench's `Scorer.run` does."""
+        results: list[float | Score] = []
+        for start in range(0, len(candidate_outputs), batch_size):
+            end = start + batch_size
+            results.extend(
+                self.run_batch(
+                    candidate_outputs[start:end],
+                    reference_outputs[start:end] if reference_outputs is not None else None,
+                    inputs[start:end] if inputs is not None else None,
+                    contexts[start:end] if contexts is not None else None,
+                )
+            )
+        return results
+
+    def model_id(self) -> str:
+        """Which model produces the values ('' for scorers without one); stored with each value."""
+        return ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The scorer's configuration: its JSON-serialisable public attributes."""
+        config = {}
+        for key, value in vars(self).items():
+            if key.startswith("_"):
+                continue
+            try:
+                json.dumps(value)
+            except (TypeError, ValueError):
+                continue
+            config[key] = value
+        return config
+
+    @classmethod
+    def from_dict(cls, config: dict[str, Any]) -> Scorer:
+        return cls(**config)
+
+    def config_hash(self) -> str:
+        """A short digest of the configuration: a value computed under another one is stale."""
+        text = json.dumps(self.to_dict(), sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def version_key(self) -> str:
+        """What a stored value must match to be current: scorer version and configuration."""
+        return f"{self.version}:{self.config_hash()}"
