@@ -100,6 +100,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request when it is missing
 STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_ROOT = Path(env.str("EVALSITE_MEDIA_DIR", default=str(DATA_DIR / "media")))
 STORAGES = {
@@ -120,6 +121,10 @@ EVALSITE_DEFAULT_PROPERTIES = env.list("EVALSITE_DEFAULT_PROPERTIES", default=[]
 EVALSITE_SCORERS = env.list("EVALSITE_SCORERS", default=[])
 # Interactions scored by one task.
 EVALSITE_CHUNK_SIZE = env.int("EVALSITE_CHUNK_SIZE", default=200)
+# REST API: interactions per logging request, request body size, requests per token per minute.
+EVALSITE_API_MAX_BATCH = env.int("EVALSITE_API_MAX_BATCH", default=1000)
+EVALSITE_API_MAX_BODY_BYTES = env.int("EVALSITE_API_MAX_BODY_BYTES", default=DATA_UPLOAD_MAX_MEMORY_SIZE)
+EVALSITE_API_RATE_LIMIT = env.int("EVALSITE_API_RATE_LIMIT", default=600)
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=f"sqla+sqlite:///{DATA_DIR / 'broker.sqlite3'}")
 CELERY_TASK_IGNORE_RESULT = True
@@ -131,8 +136,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=600)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=660)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Redis redelivers an unacknowledged message after this long; it must exceed the hard limit.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 300}
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # Redis redelivers an unacknowledged message after this long; it must exceed the hard limit.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 300}
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 
 LOGGING = {

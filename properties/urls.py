@@ -5,4 +5,20 @@ from properties import views
 app_name = "properties"
 urlpatterns = [
     path("", views.project_list, name="project-list"),
+    path("projects/<int:pk>/", views.project_detail, name="project-detail"),
+    path("projects/<int:pk>/properties/", views.project_properties, name="project-properties"),
+    path("projects/<int:pk>/rules/", views.project_rules, name="project-rules"),
+    path("projects/<int:pk>/upload/", views.upload_create, name="upload-create"),
+    path("projects/<int:pk>/compare/", views.project_compare, name="project-compare"),
+    path("projects/<int:pk>/compare/export.<str:file_format>", views.compare_export, name="compare-export"),
+    path("uploads/<int:pk>/", views.upload_detail, name="upload-detail"),
+    path("uploads/<int:pk>/mapping/", views.upload_mapping, name="upload-mapping"),
+    path("runs/<int:pk>/", views.run_detail, name="run-detail"),
+    path("runs/<int:pk>/rescore/", views.run_rescore, name="run-rescore"),
+    path("runs/<int:pk>/annotate/", views.run_annotate, name="run-annotate"),
+    path("runs/<int:pk>/pin/", views.run_pin, name="run-pin"),
+    path("runs/<int:pk>/export.<str:file_format>", views.run_export, name="run-export"),
+    path("jobs/<int:pk>/progress/", views.job_progress, name="job-progress"),
+    path("interactions/<int:pk>/", views.interaction_detail, name="interaction-detail"),
+    path("interactions/<int:pk>/annotate/", views.interaction_annotate, name="interaction-annotate"),
 ]

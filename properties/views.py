@@ -1,5 +1,335 @@
-from django.shortcuts import render
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import filesizeformat
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from properties import annotation, charts, comparison, datascreen, export, highlight, ingest, rules, scoring
+from properties.forms import AnnotationForm, ColumnMappingForm, ProjectForm, PropertySettingsForm, RulesForm, UploadForm
+from properties.models import Interaction, Membership, Project, Run, ScoringJob, Upload
+from properties.scorers import registry
+
+# Property columns the Data Screen shows before the user picks any.
+DEFAULT_VALUE_COLUMNS = 4
 
 
-def project_list(request):
-    return render(request, "properties/project_list.html", {"projects": []})
+def _project_for(request: HttpRequest, pk: int) -> Project:
+    # Another user's project is a 404, not a 403: its existence is not theirs to learn.
+    return get_object_or_404(Project.objects.visible_to(request.user), pk=pk)
+
+
+def _run_for(request: HttpRequest, pk: int) -> Run:
+    return get_object_or_404(Run.objects.filter(project__memberships__user=request.user).distinct(), pk=pk)
+
+
+def project_list(request: HttpRequest) -> HttpResponse:
+    form = ProjectForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        project = form.save(commit=False)
+        project.enabled_properties = scoring.default_properties()
+        project.save()
+        project.add_member(request.user, Membership.Role.OWNER)
+        return redirect("properties:project-detail", pk=project.pk)
+    projects = Project.objects.visible_to(request.user).annotate(run_count=Count("runs", distinct=True))
+    return render(request, "properties/project_list.html", {"projects": projects, "form": form})
+
+
+def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for(request, pk)
+    runs = list(project.runs.all())
+    summaries = comparison.summarize_runs(runs)
+    addresses = sorted({address for summary in summaries for address in summary.stats})
+    context = {
+        "project": project,
+        "summaries": summaries,
+        "addresses": addresses,
+        "settings_form": PropertySettingsForm(initial={"enabled": project.enabled_properties}),
+        "uploads": project.uploads.all()[:10],
+    }
+    return render(request, "properties/project_detail.html", context)
+
+
+def project_rules(request: HttpRequest, pk: int) -> HttpResponse:
+    """Edit the auto-annotation rules; they are validated, with line numbers, before saving."""
+    project = _project_for(request, pk)
+    initial = project.annotation_rules or rules.default_rules_text()
+    form = RulesForm(request.POST or None, initial={"rules": initial})
+    if request.method == "POST" and form.is_valid():
+        project.annotation_rules = form.cleaned_data["rules"]
+        project.save(update_fields=["annotation_rules"])
+        messages.success(request, "Rules saved. Run them on a run to update its estimated annotations.")
+        return redirect("properties:project-detail", pk=project.pk)
+    return render(request, "properties/project_rules.html", {"project": project, "form": form})
+
+
+def project_compare(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for(request, pk)
+    runs = _chosen_runs(request, project)
+    summaries = comparison.summarize_runs(runs)
+    addresses = sorted({address for summary in summaries for address in summary.stats})
+    figures = [{"id": "chart-score", "address": "", "figure": charts.score_figure(summaries)}]
+    for address in addresses:
+        prop, _, field_name = address.partition(".")
+        series = {run.name: comparison.numeric_values(run, prop, field_name or "interaction") for run in runs}
+        edges, counts = comparison.histogram(series)
+        figures.append(
+            {
+                "id": f"chart-dist-{len(figures)}",
+                "address": address,
+                "figure": charts.distribution_figure(address, edges, counts),
+            }
+        )
+        figures.append(
+            {"id": f"chart-mean-{len(figures)}", "address": address, "figure": charts.means_figure(address, summaries)}
+        )
+    context = {
+        "project": project,
+        "runs": runs,
+        "summaries": summaries,
+        "addresses": addresses,
+        "figures": figures,
+        "run_ids": "&".join(f"runs={run.pk}" for run in runs),
+    }
+    if len(runs) == 2:
+        context.update(_row_by_row(request, runs, addresses))
+    return render(request, "properties/project_compare.html", context)
+
+
+def _chosen_runs(request: HttpRequest, project: Project) -> list[Run]:
+    ids = [int(i) for i in request.GET.getlist("runs") if i.isdigit()]
+    runs = list(project.runs.filter(pk__in=ids))
+    if len(runs) < 2:
+        raise Http404("Choose two or more runs of this project to compare.")
+    # Oldest first: the baseline on the left, the candidate on the right.
+    return sorted(runs, key=lambda run: (run.created_at, run.pk))
+
+
+def _row_by_row(request: HttpRequest, runs: list[Run], addresses: list[str]) -> dict:
+    address = request.GET.get("property") if request.GET.get("property") in addresses else None
+    address = address or (addresses[0] if addresses else None)
+    rows = comparison.row_diffs(runs[0], runs[1], address)
+    page = Paginator(rows, datascreen.PAGE_SIZE).get_page(request.GET.get("page"))
+    return {"diff_property": address, "diff_page": page}
+
+
+@require_POST
+def run_pin(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _run_for(request, pk)
+    run.pinned = not run.pinned
+    run.save(update_fields=["pinned"])
+    return redirect("properties:project-detail", pk=run.project_id)
+
+
+@require_POST
+def run_annotate(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _run_for(request, pk)
+    try:
+        annotation.rules_for(run)
+    except rules.RulesError as exc:
+        messages.error(request, f"The project's annotation rules are invalid: {exc}")
+        return redirect("properties:run-detail", pk=run.pk)
+    annotation.plan_annotation(run)
+    messages.info(request, "Applying the annotation rules to this run.")
+    return redirect("properties:run-detail", pk=run.pk)
+
+
+EXPORT_FORMATS = ("csv", "json")
+
+
+def run_export(request: HttpRequest, pk: int, file_format: str) -> StreamingHttpResponse:
+    run = _run_for(request, pk)
+    if file_format not in EXPORT_FORMATS:
+        raise Http404("Export as .csv or .json.")
+    if file_format == "csv":
+        response = StreamingHttpResponse(export.csv_stream(export.run_csv_rows(run)), content_type="text/csv")
+    else:
+        response = StreamingHttpResponse(export.json_stream(export.run_records(run)), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.{file_format}"'
+    return response
+
+
+def compare_export(request: HttpRequest, pk: int, file_format: str) -> StreamingHttpResponse:
+    project = _project_for(request, pk)
+    runs = _chosen_runs(request, project)
+    if file_format not in EXPORT_FORMATS:
+        raise Http404("Export as .csv or .json.")
+    if len(runs) != 2:
+        raise Http404("A comparison export needs exactly two runs.")
+    if file_format == "csv":
+        stream = export.csv_stream(export.comparison_csv_rows(*runs))
+        response = StreamingHttpResponse(stream, content_type="text/csv")
+    else:
+        stream = export.json_stream(export.comparison_records(*runs))
+        response = StreamingHttpResponse(stream, content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="compare-{runs[0].pk}-{runs[1].pk}.{file_format}"'
+    return response
+
+
+@require_POST
+def project_properties(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for(request, pk)
+    form = PropertySettingsForm(request.POST)
+    if form.is_valid():
+        project.enabled_properties = form.cleaned_data["enabled"]
+        project.save(update_fields=["enabled_properties"])
+        messages.success(request, "Properties saved. Rescore a run to compute the new ones.")
+    return redirect("properties:project-detail", pk=project.pk)
+
+
+def upload_create(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for(request, pk)
+    form = UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        file = form.cleaned_data["file"]
+        if file.size > settings.EVALSITE_UPLOAD_MAX_BYTES:
+            limit, size = filesizeformat(settings.EVALSITE_UPLOAD_MAX_BYTES), filesizeformat(file.size)
+            form.add_error("file", f"The file is {size}; the upload limit is {limit}.")
+        else:
+            run, _ = Run.objects.get_or_create(
+                project=project,
+                name=form.cleaned_data["run_name"],
+                defaults={"environment": form.cleaned_data["environment"]},
+            )
+            upload = Upload.objects.create(
+                project=project, run=run, file=file, original_name=file.name, created_by=request.user
+            )
+            return redirect("properties:upload-mapping", pk=upload.pk)
+    return render(request, "properties/upload_create.html", {"project": project, "form": form})
+
+
+def upload_mapping(request: HttpRequest, pk: int) -> HttpResponse:
+    upload = get_object_or_404(Upload, pk=pk, project__in=Project.objects.visible_to(request.user))
+    if upload.status != Upload.Status.STORED:
+        return redirect("properties:upload-detail", pk=upload.pk)
+    with upload.file.open("rb") as fileobj:
+        preview = ingest.preview_file(fileobj, upload.original_name)
+    if preview.error:
+        upload.status = Upload.Status.FAILED
+        upload.row_errors = [{"line": None, "field": "", "reason": preview.error}]
+        upload.save(update_fields=["status", "row_errors"])
+        return redirect("properties:upload-detail", pk=upload.pk)
+    form = ColumnMappingForm(request.POST or None, columns=preview.columns, suggested=preview.suggested_mapping)
+    if request.method == "POST" and form.is_valid():
+        result = ingest.ingest_upload(upload, form.mapping())
+        if result.accepted:
+            scoring.plan_job(upload.run)
+        return redirect("properties:upload-detail", pk=upload.pk)
+    context = {"upload": upload, "preview": preview, "form": form}
+    return render(request, "properties/upload_mapping.html", context)
+
+
+def upload_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    upload = get_object_or_404(Upload, pk=pk, project__in=Project.objects.visible_to(request.user))
+    job = upload.run.latest_job() if upload.run else None
+    return render(request, "properties/upload_detail.html", {"upload": upload, "job": job})
+
+
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The Data Screen: the run's interactions, filtered, sorted and paged on the server."""
+    run = _run_for(request, pk)
+    query = datascreen.ScreenQuery.from_params(request.GET)
+    page = datascreen.page_of(datascreen.filtered_interactions(run, query), request.GET.get("page"))
+    addresses = datascreen.property_addresses(run)
+    columns = [c for c in query.columns if c in addresses] or addresses[:DEFAULT_VALUE_COLUMNS]
+    values = datascreen.values_by_interaction([interaction.pk for interaction in page])
+    rows = [(interaction, [values[interaction.pk].get(c) for c in columns]) for interaction in page]
+    context = {
+        "run": run,
+        "job": run.latest_job(),
+        "query": query,
+        "page": page,
+        "rows": rows,
+        "columns": columns,
+        "addresses": addresses,
+        "score": annotation.run_score(run),
+    }
+    template = "properties/run_detail.html"
+    if request.htmx and request.htmx.target == "screen":
+        template += "#screen"
+    return render(request, template, context)
+
+
+@require_POST
+def run_rescore(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _run_for(request, pk)
+    job = scoring.plan_job(run)
+    if job.total:
+        messages.info(request, f"Rescoring {job.total} stale or missing values.")
+    else:
+        messages.info(request, "Every value is current: nothing to rescore.")
+    return redirect("properties:run-detail", pk=run.pk)
+
+
+def job_progress(request: HttpRequest, pk: int) -> HttpResponse:
+    job = get_object_or_404(ScoringJob, pk=pk, run__project__in=Project.objects.visible_to(request.user))
+    response = render(request, "properties/_job_progress.html", {"job": job})
+    if request.htmx and job.is_finished:
+        # 286 tells htmx to stop polling; the finished bar is still swapped in.
+        return HttpResponseStopPolling(response.content)
+    return response
+
+
+def _interaction_for(request: HttpRequest, pk: int) -> Interaction:
+    return get_object_or_404(
+        Interaction.objects.select_related("run__project"),
+        pk=pk,
+        run__project__in=Project.objects.visible_to(request.user),
+    )
+
+
+def interaction_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every field and property value; `?highlight=address` marks that property's evidence."""
+    interaction = _interaction_for(request, pk)
+    values = list(interaction.property_values.order_by("property_name", "field"))
+    selected = next((v for v in values if v.address == request.GET.get("highlight")), None)
+    spans = highlight.spans_by_field(selected.spans if selected else [])
+    documents = [
+        (
+            f"information_retrieval[{i}]",
+            document,
+            highlight.segments(str(document), spans.get(f"information_retrieval[{i}]", [])),
+        )
+        for i, document in enumerate(interaction.information_retrieval)
+    ]
+    texts = {
+        name: highlight.segments(getattr(interaction, name), spans.get(name, []))
+        for name in ("input", "full_prompt", "history", "output", "expected_output")
+    }
+    context = {
+        "interaction": interaction,
+        "values": [(value, _description(value.property_name)) for value in values],
+        "selected": selected,
+        "texts": texts,
+        "documents": documents,
+        "annotation_form": AnnotationForm(
+            initial={"annotation": interaction.annotation, "reason": interaction.annotation_reason}
+        ),
+    }
+    template = "properties/interaction_detail.html"
+    if request.htmx:
+        template += "#detail"
+    return render(request, template, context)
+
+
+@require_POST
+def interaction_annotate(request: HttpRequest, pk: int) -> HttpResponse:
+    interaction = _interaction_for(request, pk)
+    form = AnnotationForm(request.POST)
+    if form.is_valid():
+        annotation.annotate_by_person(interaction, form.cleaned_data["annotation"], form.cleaned_data["reason"])
+    if request.htmx:
+        return interaction_detail(request, pk)
+    return redirect("properties:interaction-detail", pk=pk)
+
+
+def _description(prop: str) -> str:
+    try:
+        return registry.get(prop).description
+    except registry.RegistryError:
+        return ""

@@ -1,1 +1,76 @@
+"""Shared fixtures. Real servers (Redis, PostgreSQL, Celery workers) come from tests/servers.py.
 
+EVALSITE_TEST_DATABASE=postgres runs the suite against a PostgreSQL server started here;
+otherwise the test database is an SQLite file, so that worker processes can share it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests import servers
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(tmp_path_factory) -> None:
+    from django.conf import settings
+
+    default = settings.DATABASES["default"]
+    if default["ENGINE"].endswith("sqlite3"):
+        # A file, not memory: worker processes and the live server share the test database.
+        default.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")
+
+
+def database_url_for_workers() -> str:
+    """The URL of the test database as this process sees it, for worker processes."""
+    from django.db import connection
+
+    config = connection.settings_dict
+    if config["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{Path(config['NAME']).resolve()}"
+    return f"postgres://{config['USER']}:{config['PASSWORD'] or ''}@{config['HOST']}:{config['PORT']}/{config['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    reason = servers.binary_missing("redis-server")
+    if reason:
+        servers.skip_or_fail(reason)
+    with servers.redis_server() as url:
+        yield url
+
+
+@pytest.fixture
+def broker_url(redis_url) -> Iterator[str]:
+    """Point this process's Celery app at the test Redis for the length of a test."""
+    from evalsite.celery import app
+
+    previous = app.conf.broker_url
+    app.conf.broker_url = redis_url
+    app.close()
+    # app.close() keeps the cached producer pool, still bound to the broker of whichever earlier
+    # test published (or applied a task eagerly, which acquires a producer too).
+    app.amqp._producer_pool = None
+    yield redis_url
+    app.conf.broker_url = previous
+    app.close()
+    app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def worker_env(transactional_db, broker_url, tmp_path) -> dict[str, str]:
+    return {
+        "DATABASE_URL": database_url_for_workers(),
+        "CELERY_BROKER_URL": broker_url,
+        "EVALSITE_DATA_DIR": str(tmp_path / "worker-data"),
+        "SECRET_KEY": "test-only-secret-key",
+    }
+
+
+@pytest.fixture
+def live_worker(worker_env) -> Iterator[servers.WorkerHandle]:
+    with servers.celery_worker(worker_env) as worker:
+        yield worker

@@ -1,8 +1,33 @@
-"""Loaded with `-p tests.environment` before pytest-django reads the settings."""
+"""Loaded with `-p tests.environment` before pytest-django reads the settings.
 
+EVALSITE_TEST_DATABASE=postgres starts a PostgreSQL server here, before Django picks its
+database backend, and points DATABASE_URL at it for this process and the worker processes.
+"""
+
+import atexit
+import contextlib
 import os
+import shutil
 import tempfile
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 # Tests never write into the developer's var/ folder.
-os.environ.setdefault("EVALSITE_DATA_DIR", tempfile.mkdtemp(prefix="evalsite-test-"))
+if "EVALSITE_DATA_DIR" not in os.environ:
+    _data_dir = tempfile.mkdtemp(prefix="evalsite-test-")
+    os.environ["EVALSITE_DATA_DIR"] = _data_dir
+    atexit.register(shutil.rmtree, _data_dir, ignore_errors=True)
+# Test scorers loaded as plugins by dotted path, in this process and in worker processes.
+os.environ.setdefault("EVALSITE_SCORERS", "tests.plugins.SlowWordCount,tests.plugins.FailsOnBoom")
+
+if os.environ.get("EVALSITE_TEST_DATABASE") == "postgres":
+    from tests import servers
+
+    _missing = servers.binary_missing("initdb")
+    if _missing:
+        if os.environ.get("CI") == "true":
+            raise RuntimeError(_missing)
+        print(f"EVALSITE_TEST_DATABASE=postgres ignored: {_missing}")
+    else:
+        _stack = contextlib.ExitStack()
+        os.environ["DATABASE_URL"] = _stack.enter_context(servers.postgres_server())
+        atexit.register(_stack.close)

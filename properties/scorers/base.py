@@ -7,6 +7,7 @@ item. Where a property has per-field values (`fields = ("input", "output")`), th
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from abc import ABC, abstractmethod
@@ -85,6 +86,7 @@ class Scorer(ABC):
     fields: ClassVar[tuple[str, ...]] = ("output",)
     queue: ClassVar[str] = "cpu"
     version: ClassVar[str] = "1"
+    _current_field: str = "output"
 
     @staticmethod
     @abstractmethod
@@ -111,6 +113,19 @@ class Scorer(ABC):
         context_batch: list[Any] | None = None,
     ) -> list[float | Score]: ...
 
+    async def arun_batch(
+        self,
+        candidate_batch: list[str],
+        reference_batch: list[str] | None = None,
+        input_text_batch: list[str] | None = None,
+        context_batch: list[Any] | None = None,
+    ) -> list[float | Score]:
+        """Bench's optional async form. By default `run_batch` in a worker thread, so that an
+        event loop (an Evaluation, a notebook) is not blocked by a CPU-bound or blocking scorer."""
+        return await asyncio.to_thread(
+            self.run_batch, candidate_batch, reference_batch, input_text_batch, context_batch
+        )
+
     def run(
         self,
         candidate_outputs: list[str],
@@ -133,6 +148,19 @@ class Scorer(ABC):
             )
         return results
 
+    @property
+    def current_field(self) -> str:
+        """The field being scored, set by the pipeline before each `run_batch`, for the spans.
+
+        Kept in a private attribute: `to_dict()` reads public attributes as configuration, and
+        the field being scored must not change `config_hash()`.
+        """
+        return self._current_field
+
+    @current_field.setter
+    def current_field(self, field: str) -> None:
+        self._current_field = field
+
     def model_id(self) -> str:
         """Which model produces the values ('' for scorers without one); stored with each value."""
         return ""
@@ -141,7 +169,9 @@ class Scorer(ABC):
         """The scorer's configuration: its JSON-serialisable public attributes."""
         config = {}
         for key, value in vars(self).items():
-            if key.startswith("_"):
+            # column_map says which dataset column feeds which argument (an Evaluation's
+            # wiring), not how the scorer scores: it must not make stored values stale.
+            if key.startswith("_") or key == "column_map":
                 continue
             try:
                 json.dumps(value)

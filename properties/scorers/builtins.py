@@ -1,3 +1,12 @@
 """Imports every built-in scorer module so that each registers itself."""
 
-from properties.scorers import text_stats  # noqa: F401
+from properties.scorers import (  # noqa: F401
+    compression,
+    content_type,
+    links,
+    readability,
+    schema,
+    sentiment,
+    structured,
+    text_stats,
+)

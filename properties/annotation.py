@@ -1,0 +1,142 @@
+"""Annotations: a person's labels, the auto-annotation job, and the run's score."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from properties import rules
+from properties.models import Annotation, AnnotationSource, Interaction, PropertyValue, Run, ScoringJob
+
+# Interactions evaluated per query page: values for a page of this size are a few thousand rows.
+RULES_PAGE = 2000
+
+
+def rules_for(run: Run) -> list[rules.Block]:
+    return rules.parse_rules(run.project.annotation_rules or rules.default_rules_text())
+
+
+def plan_annotation(run: Run) -> ScoringJob:
+    """A job on the pipeline that applies the project's rules to every interaction of the run."""
+    from properties.tasks import annotate_run_task
+
+    with transaction.atomic():
+        job = ScoringJob.objects.create(
+            run=run, kind=ScoringJob.Kind.ANNOTATION, total=run.interactions.count(), properties=[]
+        )
+        annotate_run_task.apply_async_on_commit(args=(job.pk,), queue="cpu")
+    return job
+
+
+def run_annotation_job(job_id: int) -> None:
+    job = ScoringJob.objects.select_related("run__project").filter(pk=job_id).first()
+    if job is None or job.is_finished:
+        return
+    try:
+        blocks = rules_for(job.run)
+    except rules.RulesError as exc:
+        job.record_chunk(done=0, failed=job.total - job.processed, error=f"the annotation rules are invalid: {exc}")
+        return
+    # Re-applying every page is idempotent, so a redelivered job simply starts over.
+    ScoringJob.objects.filter(pk=job.pk).update(done=0, failed=0)
+    last = 0
+    while True:
+        page = list(job.run.interactions.filter(pk__gt=last).order_by("pk")[:RULES_PAGE])
+        if not page:
+            break
+        apply_rules(blocks, page)
+        job.record_chunk(done=len(page), failed=0)
+        last = page[-1].pk
+    # Interactions deleted while the job ran still count, so the job always ends.
+    ScoringJob.objects.filter(pk=job.pk).exclude(status=ScoringJob.Status.DONE).update(
+        status=ScoringJob.Status.DONE, finished_at=timezone.now(), total=job.processed
+    )
+
+
+def apply_rules(blocks: list[rules.Block], interactions: list[Interaction]) -> None:
+    wanted = rules.addresses(blocks)
+    values = _values_for([i.pk for i in interactions], wanted)
+    for interaction in interactions:
+        label, reason = rules.decide(blocks, values.get(interaction.pk, {}))
+        interaction.estimated_annotation = label
+        if interaction.annotation_source != AnnotationSource.PERSON:
+            interaction.annotation = label
+            interaction.annotation_reason = reason
+            interaction.annotation_source = AnnotationSource.ESTIMATED if label != "unknown" else AnnotationSource.NONE
+    Interaction.objects.bulk_update(
+        interactions, ["estimated_annotation", "annotation", "annotation_reason", "annotation_source"]
+    )
+
+
+def _values_for(ids: list[int], wanted: set[tuple[str, str]]) -> dict[int, dict[str, float | str]]:
+    if not wanted:
+        return {}
+    which = Q()
+    for prop, field_name in wanted:
+        which |= Q(property_name=prop, field=field_name)
+    result: dict[int, dict[str, float | str]] = {}
+    rows = PropertyValue.objects.filter(which, interaction_id__in=ids, status=PropertyValue.Status.OK)
+    for value in rows.only("interaction_id", "property_name", "field", "value", "label"):
+        result.setdefault(value.interaction_id, {})[value.address] = value.label or value.value
+    return result
+
+
+def annotate_by_person(interaction: Interaction, annotation: str, reason: str) -> None:
+    """A person's label overrides any estimate; "unknown" clears it back to the estimate."""
+    if annotation == Annotation.UNKNOWN and interaction.estimated_annotation:
+        interaction.annotation = interaction.estimated_annotation
+        interaction.annotation_source = (
+            AnnotationSource.ESTIMATED if interaction.estimated_annotation != "unknown" else AnnotationSource.NONE
+        )
+        interaction.annotation_reason = ""
+        interaction.save(update_fields=["annotation", "annotation_reason", "annotation_source"])
+        return
+    interaction.annotate(annotation, reason, by_person=annotation != Annotation.UNKNOWN)
+
+
+@dataclass(frozen=True)
+class RunScore:
+    good: int
+    bad: int
+    person_good: int
+    person_bad: int
+    agreement_count: int
+    agreement_total: int
+
+    @property
+    def score(self) -> float | None:
+        """Share of good among annotated interactions, estimates included."""
+        annotated = self.good + self.bad
+        return self.good / annotated if annotated else None
+
+    @property
+    def person_score(self) -> float | None:
+        """The same, counting a person's labels only."""
+        annotated = self.person_good + self.person_bad
+        return self.person_good / annotated if annotated else None
+
+    @property
+    def agreement(self) -> float | None:
+        """How often the estimate matches the person's label, where both exist."""
+        return self.agreement_count / self.agreement_total if self.agreement_total else None
+
+
+def run_score(run: Run) -> RunScore:
+    person = Q(annotation_source=AnnotationSource.PERSON)
+    both = person & Q(estimated_annotation__in=["good", "bad"]) & Q(annotation__in=["good", "bad"])
+    counts = run.interactions.aggregate(
+        good=Count("pk", filter=Q(annotation="good")),
+        bad=Count("pk", filter=Q(annotation="bad")),
+        person_good=Count("pk", filter=person & Q(annotation="good")),
+        person_bad=Count("pk", filter=person & Q(annotation="bad")),
+        agreement_total=Count("pk", filter=both),
+        agreement_count=Count(
+            "pk",
+            filter=both
+            & (Q(annotation="good", estimated_annotation="good") | Q(annotation="bad", estimated_annotation="bad")),
+        ),
+    )
+    return RunScore(**counts)

@@ -1,0 +1,271 @@
+"""The Data Screen's query: filters, sorting and one page of interactions with their values.
+
+Filters come from the URL so that a filtered view can be shared and survives a reload:
+  where=toxicity.output>0.5     a numeric range (operators > >= < <= = !=); repeat for AND
+  where=content_type=sql        a category (a non-numeric right-hand side compares labels)
+  annotation=good|bad|unknown   and source=person|estimated
+  q=refund&in=input|output|both text search
+  errors=1                      interactions with at least one property error
+  sort=-toxicity.output         a property or a column, `-` for descending
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.http import QueryDict
+
+from properties.models import Interaction, PropertyValue, Run
+from properties.scorers import registry
+
+PAGE_SIZE = 50
+TEXT_COLUMNS = ("input", "output", "annotation")
+SORTABLE_COLUMNS = {"id": "pk", "annotation": "annotation", "user_interaction_id": "user_interaction_id"}
+CONDITION = re.compile(r"^\s*(?P<address>[\w.\[\]]+)\s*(?P<op>>=|<=|!=|=|>|<)\s*(?P<value>.*?)\s*$")
+NUMERIC_LOOKUPS = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte", "=": "exact"}
+
+
+class FilterError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Condition:
+    prop: str
+    field: str
+    op: str
+    value: float | str
+
+    @property
+    def address(self) -> str:
+        return self.prop if self.field == "interaction" else f"{self.prop}.{self.field}"
+
+    def __str__(self) -> str:
+        value = self.value if isinstance(self.value, str) else f"{self.value:g}"
+        return f"{self.address}{self.op}{value}"
+
+
+def split_address(address: str) -> tuple[str, str]:
+    """`toxicity.output` -> ("toxicity", "output"); `grounded_in_context` -> (..., "interaction")."""
+    prop, _, field_name = address.partition(".")
+    field_name = field_name or "interaction"
+    if field_name not in PropertyValue.Field.values:
+        raise FilterError(f"{address!r}: the field must be input, output or interaction")
+    return prop, field_name
+
+
+def parse_condition(text: str) -> Condition:
+    match = CONDITION.match(text)
+    if not match:
+        raise FilterError(f"{text!r} is not a condition like toxicity.output>0.5 or content_type=sql")
+    prop, field_name = split_address(match["address"])
+    raw = match["value"].strip("'\"")
+    try:
+        value: float | str = float(raw)
+    except ValueError:
+        if match["op"] not in ("=", "!="):
+            raise FilterError(f"{text!r}: {match['op']} needs a number") from None
+        value = raw
+    return Condition(prop, field_name, match["op"], value)
+
+
+@dataclass
+class ScreenQuery:
+    conditions: list[Condition] = field(default_factory=list)
+    annotation: str = ""
+    source: str = ""
+    search: str = ""
+    search_in: str = "both"
+    errors_only: bool = False
+    sort: str = ""
+    columns: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_params(cls, params: QueryDict) -> ScreenQuery:
+        query = cls(
+            annotation=params.get("annotation", "") if params.get("annotation") in ("good", "bad", "unknown") else "",
+            source=params.get("source", "") if params.get("source") in ("person", "estimated") else "",
+            search=params.get("q", "").strip(),
+            search_in=params.get("in", "both") if params.get("in") in ("input", "output", "both") else "both",
+            errors_only=params.get("errors") == "1",
+            sort=params.get("sort", ""),
+            columns=[c for c in params.getlist("col") if c],
+        )
+        for text in params.getlist("where"):
+            if not text.strip():
+                continue
+            try:
+                query.conditions.append(parse_condition(text))
+            except FilterError as exc:
+                query.problems.append(str(exc))
+        return query
+
+    def params(self, **changes) -> str:
+        """The query string of this view with some parameters changed (for links)."""
+        values = {
+            "where": [str(c) for c in self.conditions],
+            "annotation": self.annotation,
+            "source": self.source,
+            "q": self.search,
+            "in": self.search_in if self.search else "",
+            "errors": "1" if self.errors_only else "",
+            "sort": self.sort,
+            "col": self.columns,
+        }
+        values.update(changes)
+        pairs = [(k, v) for k, vs in values.items() for v in (vs if isinstance(vs, list) else [vs]) if v]
+        return urlencode(pairs)
+
+
+def filtered_interactions(run: Run, query: ScreenQuery) -> QuerySet[Interaction] | SortedByValue:
+    everything = run.interactions.all()
+    interactions = everything
+    for condition in query.conditions:
+        interactions = interactions.filter(pk__in=_matching_ids(run, condition))
+    if query.annotation:
+        interactions = interactions.filter(annotation=query.annotation)
+    if query.source:
+        interactions = interactions.filter(annotation_source=query.source)
+    if query.search:
+        text = Q()
+        if query.search_in in ("input", "both"):
+            text |= Q(input__icontains=query.search)
+        if query.search_in in ("output", "both"):
+            text |= Q(output__icontains=query.search)
+        interactions = interactions.filter(text)
+    if query.errors_only:
+        errors = PropertyValue.objects.filter(run=run, status=PropertyValue.Status.ERROR).values("interaction_id")
+        interactions = interactions.filter(pk__in=errors)
+    return _sorted(run, interactions, query.sort, filtered=interactions is not everything)
+
+
+def _matching_ids(run: Run, condition: Condition) -> QuerySet:
+    """Ids of interactions whose value satisfies the condition, read from one covering index.
+
+    Error values have no number and no label, so they never match (no status test needed,
+    which would cost a table lookup per value).
+    """
+    values = PropertyValue.objects.filter(run=run, property_name=condition.prop, field=condition.field)
+    if isinstance(condition.value, str):
+        values = values.exclude(label="")
+        lookup = Q(label=condition.value)
+    else:
+        values = values.filter(value__isnull=False)
+        lookup = (
+            Q(value=condition.value)
+            if condition.op == "!="
+            else Q(**{f"value__{NUMERIC_LOOKUPS[condition.op]}": condition.value})
+        )
+    matching = values.exclude(lookup) if condition.op == "!=" else values.filter(lookup)
+    return matching.values("interaction_id")
+
+
+def _sorted(
+    run: Run, interactions: QuerySet[Interaction], sort: str, filtered: bool
+) -> QuerySet[Interaction] | SortedByValue:
+    descending = sort.startswith("-")
+    key = sort.lstrip("-")
+    if not key:
+        return interactions.order_by("pk")
+    if key in SORTABLE_COLUMNS:
+        column = SORTABLE_COLUMNS[key]
+        return interactions.order_by(f"-{column}" if descending else column, "pk")
+    try:
+        prop, field_name = split_address(key)
+    except FilterError:
+        return interactions.order_by("pk")
+    return SortedByValue(run, interactions.order_by("pk"), prop, field_name, descending, filtered)
+
+
+class SortedByValue:
+    """Interactions in the order of one property's value, for the Paginator.
+
+    Reads the order straight from the (run, property, field, value, interaction) index rather
+    than joining every interaction to its value and sorting them all; interactions without a
+    value for the property come last, in id order.
+    """
+
+    def __init__(
+        self,
+        run: Run,
+        interactions: QuerySet[Interaction],
+        prop: str,
+        field_name: str,
+        descending: bool,
+        filtered: bool = True,
+    ) -> None:
+        self.interactions = interactions
+        self.values = PropertyValue.objects.filter(run=run, property_name=prop, field=field_name, value__isnull=False)
+        if filtered:  # unfiltered, every value of the run belongs to one of its interactions
+            self.values = self.values.filter(Exists(interactions.filter(pk=OuterRef("interaction_id"))))
+        order = ("-value", "-interaction_id") if descending else ("value", "interaction_id")
+        self.ordered_ids = self.values.order_by(*order).values_list("interaction_id", flat=True)
+        self._count: int | None = None
+        self._with_value: int | None = None
+
+    def count(self) -> int:
+        if self._count is None:
+            self._count = self.interactions.count()
+        return self._count
+
+    def with_value(self) -> int:
+        if self._with_value is None:
+            self._with_value = self.values.count()
+        return self._with_value
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self):
+        return iter(self[0 : self.count()])
+
+    def __getitem__(self, window: slice) -> list[Interaction]:
+        start, stop = window.start or 0, window.stop if window.stop is not None else self.count()
+        ids = list(self.ordered_ids[start:stop])
+        if len(ids) < stop - start:
+            # Past the interactions that have a value: fill with those that have none.
+            split = start + len(ids) if ids else self.with_value()
+            missing = self.interactions.exclude(pk__in=self.values.values("interaction_id"))
+            ids += list(missing.values_list("pk", flat=True)[max(0, start - split) : stop - split])
+        found = self.interactions.model.objects.in_bulk(ids)
+        return [found[pk] for pk in ids if pk in found]
+
+
+def page_of(interactions: QuerySet[Interaction] | SortedByValue, number: str | int | None) -> Page:
+    return Paginator(interactions, PAGE_SIZE).get_page(number)
+
+
+def values_by_interaction(interaction_ids: list[int]) -> dict[int, dict[str, PropertyValue]]:
+    """{interaction id: {address: value}} for a page, in one query."""
+    rows: dict[int, dict[str, PropertyValue]] = {pk: {} for pk in interaction_ids}
+    for value in PropertyValue.objects.filter(interaction_id__in=interaction_ids):
+        rows[value.interaction_id][value.address] = value
+    return rows
+
+
+def property_addresses(run: Run, exhaustive: bool = False) -> list[str]:
+    """Addresses of the properties scored on the run, for column pickers and exports.
+
+    By default read from the jobs and the registry, not from the values: a DISTINCT over
+    millions of values would cost more than a page of the Data Screen. `exhaustive` adds every
+    address that has a value (exports, which read every value anyway).
+    """
+    names = set(run.project.enabled_properties)
+    for properties in run.jobs.values_list("properties", flat=True):
+        names.update(properties)
+    addresses = set()
+    for name in names:
+        try:
+            fields = registry.get(name).fields
+        except registry.RegistryError:
+            fields = ("interaction",)
+        addresses.update(name if f == "interaction" else f"{name}.{f}" for f in fields)
+    if exhaustive:
+        pairs = PropertyValue.objects.filter(run=run).values_list("property_name", "field").distinct().order_by()
+        addresses.update(prop if f == "interaction" else f"{prop}.{f}" for prop, f in pairs)
+    return sorted(addresses)

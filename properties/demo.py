@@ -1,0 +1,40 @@
+"""The demo project: a user and interactions scored through the same pipeline as a user's upload."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from properties import ingest, scoring
+from properties.models import Membership, Project
+
+DEMO_USERNAME = "demo"
+DEMO_PROJECT = "Demo: support assistant"
+DEMO_RUN = "baseline"
+DEMO_FILE = Path(__file__).resolve().parent / "demo" / "interactions.csv"
+
+
+def create_demo() -> tuple[str | None, Project]:
+    """Create the demo user and project once. Returns the new password (None when the user existed)."""
+    User = get_user_model()
+    password = None
+    with transaction.atomic():
+        user = User.objects.filter(username=DEMO_USERNAME).first()
+        if user is None:
+            password = secrets.token_urlsafe(12)
+            user = User.objects.create_user(DEMO_USERNAME, password=password)
+        project = Project.objects.filter(name=DEMO_PROJECT, memberships__user=user).first()
+        if project is not None:
+            return password, project
+        project = Project.objects.create(
+            name=DEMO_PROJECT,
+            description="Questions to a support assistant with retrieved documents, scored on start.",
+            enabled_properties=scoring.default_properties(),
+        )
+        project.add_member(user, Membership.Role.OWNER)
+        upload = ingest.ingest_path(project, DEMO_RUN, DEMO_FILE, user=user)
+        scoring.plan_job(upload.run)
+    return password, project

@@ -1,0 +1,1033 @@
+"""Streaming upload parser: CSV, JSONL, JSON and Parquet files into a run's interactions.
+
+One code path serves the browser upload page, the REST API and the CLI. A file is read one row
+at a time and written BATCH_SIZE rows per transaction, so memory stays flat whatever its size.
+
+Bad input never aborts an upload: a bad row is rejected with a RowError and the others are kept.
+Only a problem with the whole file (too large, empty, not what its extension says, an unreadable
+JSON array or Parquet file) is `fatal`; rows stored before it stay stored.
+
+Line numbers in row errors (`RowError.line`):
+  CSV, JSONL  the 1-based physical line where the row starts in the file; the CSV header is
+              line 1 and blank lines count, so the number matches what an editor shows.
+  JSON        the 1-based position of the object in the top-level array ("item N"); a parser
+              that streams an array does not know physical lines.
+  Parquet     the 1-based row number.
+A file-level problem has line None. `field` is the interaction field (`output`,
+`metadata.<column>` for an unmapped column) or "" when the problem is the whole row.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import functools
+import io
+import itertools
+import json
+import math
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, date, datetime, time
+from decimal import Decimal
+from pathlib import Path
+from typing import IO, Any
+
+import ijson
+from django.conf import settings
+from django.core.files import File
+from django.db import DataError, IntegrityError, reset_queries, transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+
+from properties.models import Annotation, Interaction, Project, Run, Upload, input_hash, new_interaction_id
+
+# Rows per transaction. bench/ingest.py, 100k CSV rows of ~1 KB, rows/s for batches of
+# 100 / 250 / 1000 / 2000 / 5000: SQLite 6.9k / 7.2k / 7.6k / 6.8k / 7.4k, PostgreSQL 4.9k / 4.9k /
+# 5.1k / 5.1k / 5.2k, while peak RSS grows from 61 to 73 MB (SQLite) and 69 to 105 MB (PostgreSQL).
+# Past a few hundred rows speed is flat, so 1000 keeps memory low and holds SQLite's write lock
+# for ~0.15 s at a time, short enough for the web server and the workers writing beside it.
+BATCH_SIZE = 1000
+# Ids per duplicate-check query: under SQLite's historical limit of 999 parameters.
+ID_QUERY_CHUNK = 900
+# Errors kept in detail; the rest are only counted in `rejected`, so that a file of a million
+# bad rows does not hold a million errors in memory and in Upload.row_errors.
+MAX_REPORTED_ERRORS = 10_000
+# Enough of the start of a file to check its format and read a CSV header.
+HEAD_BYTES = 64 * 1024
+# A preview reads at most this many rows looking for good ones, so a bad file is not read whole.
+PREVIEW_SCAN_ROWS = 1000
+# Bytes pyarrow reads from a Parquet file at a time (see _parquet_records).
+PARQUET_READ_BUFFER = 1024 * 1024
+# A row holds 11 interaction fields plus metadata, each up to EVALSITE_FIELD_MAX_CHARS: a line
+# or CSV cell beyond this many field-lengths is refused before it is parsed.
+ROW_LIMIT_IN_FIELDS = 16
+
+FIELDS = (
+    "user_interaction_id",
+    "input",
+    "information_retrieval",
+    "full_prompt",
+    "history",
+    "output",
+    "expected_output",
+    "annotation",
+    "metadata",
+    "started_at",
+    "finished_at",
+)
+TEXT_FIELDS = ("input", "full_prompt", "history", "output", "expected_output")
+RETRIEVAL = "information_retrieval"
+
+AUTO_MAPPING_NAMES: dict[str, list[str]] = {
+    "user_interaction_id": ["user_interaction_id", "interaction_id", "id"],
+    "input": ["input", "question", "prompt", "query", "user_input"],
+    "information_retrieval": [
+        "information_retrieval",
+        "context",
+        "contexts",
+        "documents",
+        "retrieved_documents",
+        "retrieval",
+    ],
+    "full_prompt": ["full_prompt"],
+    "history": ["history", "chat_history"],
+    "output": ["output", "answer", "response", "completion", "model_output", "generation"],
+    "expected_output": ["expected_output", "reference", "target", "ground_truth", "expected", "reference_output"],
+    "annotation": ["annotation", "label"],
+    "metadata": ["metadata"],
+    "started_at": ["started_at", "start_time"],
+    "finished_at": ["finished_at", "end_time"],
+}
+# context_1, doc2, chunk_3 ...: numbered retrieval columns become several documents.
+_NUMBERED_DOCUMENT = re.compile(r"(context|document|doc|chunk|passage|retrieved_document)s?_?\d+")
+
+_FORMATS_BY_SUFFIX = {
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "json",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+_FORMAT_LABELS = {"csv": "CSV", "jsonl": "JSON Lines", "json": "JSON", "parquet": "Parquet"}
+_PARQUET_MAGIC = b"PAR1"
+# ZIP (and so .xlsx), gzip, PDF, and the old .xls: common uploads that are not text.
+_BINARY_SIGNATURES = (b"PK\x03\x04", b"\x1f\x8b", b"%PDF", b"\xd0\xcf\x11\xe0")
+
+# Text is decoded with errors="surrogateescape", so a byte that is not UTF-8 shows up as a lone
+# surrogate; PostgreSQL also refuses NUL in text. In a JSON array an invalid byte becomes the
+# noncharacter U+FDD0 (see _Utf8Reader), reserved for exactly this kind of internal use.
+_BAD_TEXT = re.compile("[\x00\ud800-\udfff\ufdd0]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_INVALID_BYTE_JSON_ESCAPE = "\\ufdd0"
+
+_GOOD, _BAD, _UNKNOWN = Annotation.GOOD.value, Annotation.BAD.value, Annotation.UNKNOWN.value
+_ANNOTATION_WORDS = {
+    **dict.fromkeys(["good", "1", "1.0", "+1", "true", "yes", "y", "pass", "passed", "positive"], _GOOD),
+    **dict.fromkeys(["thumbs up", "thumbsup", "up", "👍"], _GOOD),
+    **dict.fromkeys(["bad", "0", "0.0", "-1", "false", "no", "n", "fail", "failed", "negative"], _BAD),
+    **dict.fromkeys(["thumbs down", "thumbsdown", "down", "👎"], _BAD),
+    **dict.fromkeys(["unknown", "", "none", "null", "n/a", "na", "?"], _UNKNOWN),
+}
+
+
+class IngestError(Exception):
+    """A problem with the whole file: nothing more can be read from it."""
+
+
+@dataclass
+class RowError:
+    line: int | None
+    field: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class FilePreview:
+    file_format: str = ""
+    columns: list[str] = field(default_factory=list)
+    sample_rows: list[dict] = field(default_factory=list)
+    suggested_mapping: dict[str, str | list[str]] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class IngestResult:
+    accepted: int = 0
+    rejected: int = 0
+    # The first MAX_REPORTED_ERRORS rejected rows, by line; `rejected` counts them all.
+    errors: list[RowError] = field(default_factory=list)
+    fatal: str | None = None
+    file_format: str = ""
+    # The mapping used: the one given, else the suggested one (for JSON and JSONL, the first row's).
+    column_mapping: dict[str, str | list[str]] = field(default_factory=dict)
+
+    def reject(self, error: RowError) -> None:
+        self.rejected += 1
+        if len(self.errors) < MAX_REPORTED_ERRORS:
+            # Field names and reasons may quote uploaded text: keep them storable as JSON.
+            self.errors.append(RowError(error.line, _displayable(error.field), _displayable(error.reason)))
+
+    def error_dicts(self) -> list[dict[str, Any]]:
+        """The shape of Upload.row_errors: the file-level problem first, with line None."""
+        rows = [error.to_dict() for error in self.errors]
+        if self.fatal:
+            rows.insert(0, RowError(None, "", self.fatal).to_dict())
+        return rows
+
+
+class _Rejected(Exception):
+    def __init__(self, field_name: str, reason: str) -> None:
+        super().__init__(reason)
+        self.field = field_name
+        self.reason = reason
+
+
+# A parsed record with its line number, or a row that could not be parsed at all.
+_Item = tuple[int, dict[str, Any]] | RowError
+
+
+# --- format detection -------------------------------------------------------------------------
+
+
+def detect_format(name: str, head: bytes) -> str:
+    """'csv', 'jsonl', 'json' or 'parquet' from the file name, checked against the first bytes.
+
+    A name without an extension is recognised from its content alone.
+    """
+    if not head or not _decode_head(head).strip():
+        raise IngestError("the file is empty")
+    suffix = Path(name).suffix.lower()
+    if suffix and suffix not in _FORMATS_BY_SUFFIX:
+        raise IngestError(f"unsupported file type {suffix!r}: upload a .csv, .jsonl, .json or .parquet file")
+    file_format = _FORMATS_BY_SUFFIX.get(suffix) or _sniff_format(head)
+    problem = _content_mismatch(file_format, head)
+    if problem is not None:
+        named = f"ends in {suffix}" if suffix else "has no extension"
+        raise IngestError(f"the file {named} but is not a {_FORMAT_LABELS[file_format]} file{problem}")
+    return file_format
+
+
+def _sniff_format(head: bytes) -> str:
+    if head.startswith(_PARQUET_MAGIC):
+        return "parquet"
+    first = _decode_head(head).lstrip()[:1]
+    return {"[": "json", "{": "jsonl"}.get(first, "csv")
+
+
+def _content_mismatch(file_format: str, head: bytes) -> str | None:
+    """None when the head fits the format, else a hint to append to the error ('' for none)."""
+    is_parquet = head.startswith(_PARQUET_MAGIC)
+    if file_format == "parquet":
+        return None if is_parquet else ""
+    if is_parquet:
+        return " (it is a Parquet file: name it .parquet)"
+    if _looks_binary(head):
+        return " (it has binary content)"
+    text = _decode_head(head)
+    first = text.lstrip()[:1]
+    expected = {"json": "[", "jsonl": "{"}.get(file_format)
+    if expected is None:
+        return " (it looks like JSON: name it .json or .jsonl)" if first in ("[", "{") else None
+    if first == expected:
+        return None
+    return {
+        "{": " (it is not an array of objects; for one object per line, name it .jsonl)",
+        "[": " (it looks like a JSON array: name it .json)",
+    }.get(first, "")
+
+
+def _looks_binary(head: bytes) -> bool:
+    # Binary formats are full of NUL bytes; a text file may hold a stray one, rejected with its row.
+    nuls = _decode_head(head).count("\x00")
+    return head.startswith(_BINARY_SIGNATURES) or nuls > len(head) // 100 + 1
+
+
+def _text_encoding(head: bytes) -> str:
+    # UTF-16 can only be told apart by its byte order mark; utf-8-sig drops a UTF-8 one.
+    return "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+
+
+def _decode_head(head: bytes) -> str:
+    # The head may end in the middle of a character: replace it rather than fail.
+    return head.decode(_text_encoding(head), errors="replace")
+
+
+# --- column mapping ---------------------------------------------------------------------------
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[\s\-]+", "_", name.strip().lower())
+
+
+def suggest_mapping(columns: list[str]) -> dict[str, str | list[str]]:
+    """Interaction field -> column for the usual column names (case-insensitive).
+
+    information_retrieval gets every matching column (a list when there are several), so that
+    context_1, context_2 ... become several documents.
+    """
+    by_name: dict[str, str] = {}
+    for column in columns:
+        by_name.setdefault(_normalise(column), column)
+    mapping: dict[str, str | list[str]] = {}
+    used: set[str] = set()
+    for field_name, names in AUTO_MAPPING_NAMES.items():
+        if field_name == RETRIEVAL:
+            continue
+        column = next((by_name[name] for name in names if by_name.get(name, "") not in ("", *used)), None)
+        if column is not None:
+            mapping[field_name] = column
+            used.add(column)
+    retrieval = [column for column in columns if column not in used and _is_retrieval_column(column)]
+    if retrieval:
+        mapping[RETRIEVAL] = retrieval[0] if len(retrieval) == 1 else retrieval
+    return mapping
+
+
+def _is_retrieval_column(column: str) -> bool:
+    name = _normalise(column)
+    return name in AUTO_MAPPING_NAMES[RETRIEVAL] or _NUMBERED_DOCUMENT.fullmatch(name) is not None
+
+
+@dataclass
+class _Mapping:
+    columns: dict[str, str]  # field -> column, for every field but information_retrieval
+    retrieval: tuple[str, ...]
+
+    @classmethod
+    def from_dict(cls, mapping: dict[str, Any]) -> _Mapping:
+        columns: dict[str, str] = {}
+        retrieval: tuple[str, ...] = ()
+        for field_name, value in mapping.items():
+            if field_name not in FIELDS:
+                raise IngestError(f"unknown interaction field {field_name!r} in the column mapping")
+            if field_name == RETRIEVAL:
+                retrieval = _retrieval_columns(value)
+            elif isinstance(value, str):
+                if value:  # "" is how a form says "not in the file"
+                    columns[field_name] = value
+            else:
+                raise IngestError(f"{field_name} takes one column name in the column mapping, not {value!r}")
+        return cls(columns, retrieval)
+
+    @functools.cached_property
+    def mapped(self) -> frozenset[str]:
+        return frozenset(self.columns.values()) | frozenset(self.retrieval)
+
+    @functools.cached_property
+    def metadata_column(self) -> str | None:
+        # A column named "metadata" holding a JSON object is merged even when not mapped.
+        return self.columns.get("metadata") or (None if "metadata" in self.mapped else "metadata")
+
+    def value(self, values: dict[str, Any], field_name: str) -> Any:
+        column = self.columns.get(field_name)
+        return None if column is None else values.get(column)
+
+    def as_dict(self) -> dict[str, str | list[str]]:
+        mapping: dict[str, str | list[str]] = dict(self.columns)
+        if self.retrieval:
+            mapping[RETRIEVAL] = self.retrieval[0] if len(self.retrieval) == 1 else list(self.retrieval)
+        return mapping
+
+    def require_output(self) -> None:
+        if "output" not in self.columns:
+            usual = ", ".join(AUTO_MAPPING_NAMES["output"])
+            raise IngestError(f"no column is mapped to output (the required answer); name it one of: {usual}")
+
+    def check_columns(self, available: list[str]) -> None:
+        missing = sorted(self.mapped - set(available))
+        if missing:
+            raise IngestError(f"the column mapping names columns the file does not have: {', '.join(missing)}")
+        self.require_output()
+
+
+def _retrieval_columns(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,) if value else ()
+    if isinstance(value, list | tuple) and all(isinstance(column, str) for column in value):
+        return tuple(column for column in value if column)
+    raise IngestError(f"information_retrieval takes a column name or a list of column names, not {value!r}")
+
+
+@functools.lru_cache(maxsize=256)
+def _auto_mapping(columns: tuple[str, ...]) -> _Mapping:
+    # Cached: JSON and JSONL rows are mapped one by one, and nearly all share the same keys.
+    return _Mapping.from_dict(suggest_mapping(list(columns)))
+
+
+class _MappingResolver:
+    """The given mapping for every row, or the suggested one for each row's set of columns."""
+
+    def __init__(self, column_mapping: dict[str, Any] | None) -> None:
+        self.fixed = _Mapping.from_dict(column_mapping) if column_mapping else None
+
+    def for_columns(self, columns: tuple[str, ...]) -> _Mapping:
+        return self.fixed or _auto_mapping(columns)
+
+
+# --- reading files ----------------------------------------------------------------------------
+
+
+def _file_size(fileobj: IO[bytes]) -> int:
+    size = getattr(fileobj, "size", None)  # Django's File and UploadedFile know it
+    if isinstance(size, int):
+        return size
+    position = fileobj.tell()
+    end = fileobj.seek(0, io.SEEK_END)
+    fileobj.seek(position)
+    return end
+
+
+def _format_bytes(size: int) -> str:
+    return f"{size} bytes" if size < 1_000_000 else f"{size / 1_000_000:.1f} MB"
+
+
+def _check_size(size: int) -> None:
+    limit = settings.EVALSITE_UPLOAD_MAX_BYTES
+    if size > limit:
+        raise IngestError(f"the file is {_format_bytes(size)}, over the upload limit of {_format_bytes(limit)}")
+
+
+def _read_head(fileobj: IO[bytes]) -> bytes:
+    fileobj.seek(0)
+    head = fileobj.read(HEAD_BYTES)
+    fileobj.seek(0)
+    return head
+
+
+def _row_char_limit() -> int:
+    return settings.EVALSITE_FIELD_MAX_CHARS * ROW_LIMIT_IN_FIELDS
+
+
+@contextmanager
+def _text_stream(fileobj: IO[bytes], head: bytes) -> Iterator[io.TextIOWrapper]:
+    """The file as text, invalid bytes kept as lone surrogates so that each row can be judged."""
+    fileobj.seek(0)
+    encoding = _text_encoding(head)
+    stream = io.TextIOWrapper(fileobj, encoding=encoding, errors="surrogateescape", newline="")  # type: ignore[arg-type]
+    try:
+        yield stream
+    finally:
+        stream.detach()  # closing the wrapper would close the caller's file
+
+
+@contextmanager
+def _open_records(
+    fileobj: IO[bytes], file_format: str, head: bytes
+) -> Iterator[tuple[list[str] | None, Iterator[_Item]]]:
+    """(columns, records): columns is None for JSON and JSONL, whose rows carry their own keys."""
+    if file_format == "parquet":
+        yield _parquet_records(fileobj)
+        return
+    with _text_stream(fileobj, head) as stream:
+        if file_format == "csv":
+            yield _csv_records(stream, _csv_delimiter(head))
+        elif file_format == "jsonl":
+            yield None, _jsonl_records(stream)
+        else:
+            yield None, _json_records(stream)
+
+
+def _csv_delimiter(head: bytes) -> str:
+    # A spreadsheet saved as "CSV" in many locales uses semicolons; .tsv uses tabs.
+    header = _decode_head(head).splitlines()[0] if head else ""
+    counts = {delimiter: header.count(delimiter) for delimiter in (",", ";", "\t", "|")}
+    best = max(counts, key=lambda delimiter: counts[delimiter])
+    return best if counts[best] > counts[","] else ","
+
+
+def _csv_records(stream: io.TextIOWrapper, delimiter: str) -> tuple[list[str], Iterator[_Item]]:
+    # The csv module refuses cells over its own limit (128 KiB) with an error that names no
+    # field; raised (never lowered: it is process-wide) so that the field check can name it.
+    csv.field_size_limit(max(csv.field_size_limit(), _row_char_limit()))
+    reader = csv.reader(stream, delimiter=delimiter)
+    columns = _csv_header(reader)
+    return columns, _csv_rows(reader, columns)
+
+
+def _csv_header(reader: Any) -> list[str]:
+    try:
+        header = next((row for row in reader if row), None)
+    except csv.Error as exc:
+        raise IngestError(f"the header row is not readable CSV: {exc}") from exc
+    if header is None:
+        raise IngestError("the file has no header row")
+    columns = [cell.strip() or f"column_{index}" for index, cell in enumerate(header, start=1)]
+    if any(_BAD_TEXT.search(column) for column in columns):
+        raise IngestError("the header row is not valid UTF-8")
+    repeated = sorted({column for column in columns if columns.count(column) > 1})
+    if repeated:
+        raise IngestError(f"the header names these columns more than once: {', '.join(repeated)}")
+    return columns
+
+
+def _csv_rows(reader: Any, columns: list[str]) -> Iterator[_Item]:
+    while True:
+        line = reader.line_num + 1  # a quoted cell may span lines: report where the row starts
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield RowError(line, "", f"not readable as CSV: {exc}")
+            continue
+        if not any(cells):
+            continue  # a blank line, or a spreadsheet's row of empty cells
+        if len(cells) != len(columns):
+            yield RowError(line, "", f"the row has {len(cells)} cells but the header has {len(columns)} columns")
+            continue
+        yield line, dict(zip(columns, cells, strict=True))
+
+
+def _jsonl_records(stream: io.TextIOWrapper) -> Iterator[_Item]:
+    limit = _row_char_limit()
+    line_number = 0
+    while line := stream.readline(limit + 1):
+        line_number += 1
+        if len(line.rstrip("\r\n")) > limit:
+            _skip_rest_of_line(stream, line, limit)
+            yield RowError(line_number, "", f"the line is longer than {limit} characters")
+            continue
+        if line.strip():
+            yield _jsonl_record(line_number, line)
+
+
+def _skip_rest_of_line(stream: io.TextIOWrapper, line: str, limit: int) -> None:
+    while line and not line.endswith(("\n", "\r")):
+        line = stream.readline(limit)
+
+
+def _jsonl_record(line_number: int, line: str) -> _Item:
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        return RowError(line_number, "", f"invalid JSON: {exc}")
+    if not isinstance(value, dict):
+        return RowError(line_number, "", "not a JSON object")
+    return line_number, value
+
+
+class _Utf8Reader:
+    """Bytes for ijson from the decoded text: UTF-16 becomes UTF-8, and an invalid byte becomes
+    the JSON escape of U+FDD0, so that only the object holding it is rejected (yajl would stop
+    the whole array at an invalid byte)."""
+
+    def __init__(self, stream: io.TextIOWrapper) -> None:
+        self.stream = stream
+
+    def read(self, size: int = -1) -> bytes:
+        text = self.stream.read(size)
+        return _SURROGATE.sub(lambda _: _INVALID_BYTE_JSON_ESCAPE, text).encode("utf-8")
+
+
+def _json_records(stream: io.TextIOWrapper) -> Iterator[_Item]:
+    index = 0
+    items = ijson.items(_Utf8Reader(stream), "item", use_float=True)
+    try:
+        for index, item in enumerate(items, start=1):
+            yield (index, item) if isinstance(item, dict) else RowError(index, "", "not a JSON object")
+    except (ijson.JSONError, UnicodeDecodeError) as exc:
+        raise IngestError(f"invalid JSON after item {index}: {_first_line(exc)}") from exc
+
+
+def _first_line(exc: Exception) -> str:
+    message = exc.args[0] if exc.args else str(exc)
+    if isinstance(message, bytes):
+        message = message.decode("utf-8", errors="replace")
+    return _displayable(str(message).strip().splitlines()[0] if str(message).strip() else type(exc).__name__)
+
+
+def _parquet_errors() -> tuple[type[Exception], ...]:
+    """What a corrupt Parquet file raises: Arrow's errors, I/O errors, and ValueError (among
+    them UnicodeDecodeError, for a column name or a string that is not UTF-8)."""
+    import pyarrow
+
+    return (pyarrow.ArrowException, OSError, ValueError)
+
+
+def _parquet_records(fileobj: IO[bytes]) -> tuple[list[str], Iterator[_Item]]:
+    # Imported here: pyarrow costs ~0.3 s and tens of MB, and most uploads are text.
+    import pyarrow.parquet as pq
+
+    fileobj.seek(0)
+    try:
+        # Without these, pyarrow reads ahead and its peak memory grows with the file: 100k rows
+        # of ~1 KB peaked at 200 MB and 400k rows at 300 MB, against 135 MB for both with them.
+        parquet = pq.ParquetFile(fileobj, pre_buffer=False, buffer_size=PARQUET_READ_BUFFER)
+    except _parquet_errors() as exc:
+        raise IngestError(f"the file is not a readable Parquet file: {_first_line(exc)}") from exc
+    return list(parquet.schema_arrow.names), _parquet_rows(parquet)
+
+
+def _parquet_rows(parquet: Any) -> Iterator[_Item]:
+    row = 0
+    try:
+        # One record batch at a time: memory holds a batch, not the file.
+        for batch in parquet.iter_batches(batch_size=BATCH_SIZE, use_threads=False):
+            for values in batch.to_pylist():
+                row += 1
+                yield row, values
+    except _parquet_errors() as exc:
+        raise IngestError(f"unreadable Parquet data after row {row}: {_first_line(exc)}") from exc
+
+
+# --- building interactions --------------------------------------------------------------------
+
+
+def _bad_text_reason(text: str) -> str | None:
+    match = _BAD_TEXT.search(text)
+    if match is None:
+        return None
+    return "contains a NUL character" if match.group() == "\x00" else "not valid UTF-8"
+
+
+def _displayable(text: str) -> str:
+    return _BAD_TEXT.sub("\ufffd", text)
+
+
+def _shown(value: Any) -> str:
+    text = str(value)
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+def _json_scalar(value: Any) -> Any:
+    """A JSON-storable value; NaN and infinities (JSON has none, PostgreSQL refuses them) become null."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float | Decimal):
+        number = float(value)
+        return number if math.isfinite(number) else None
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    return str(value)
+
+
+def _to_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    scalar = _json_scalar(value)
+    return "" if scalar is None else str(scalar)
+
+
+def _annotation(value: Any) -> str:
+    if isinstance(value, bool):
+        return _GOOD if value else _BAD
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return _UNKNOWN
+    key = str(value).strip().lower()
+    found = _ANNOTATION_WORDS.get(key) or _ANNOTATION_WORDS.get(re.sub(r"[\s_-]+", " ", key))
+    if found is None:
+        raise _Rejected(
+            "annotation", f"must be good, bad or unknown (or 1/0, true/false, thumbs up/down), not {_shown(value)}"
+        )
+    return found
+
+
+def _timestamp(value: Any, field_name: str) -> datetime | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    moment = _to_datetime(value)
+    if moment is None:
+        raise _Rejected(field_name, f"not a date and time (ISO 8601, e.g. 2024-05-01T12:00:00Z): {_shown(value)}")
+    return moment if timezone.is_aware(moment) else timezone.make_aware(moment, UTC)
+
+
+def _to_datetime(value: Any) -> datetime | None:
+    try:
+        if isinstance(value, datetime):
+            return value
+        if isinstance(value, date):
+            return datetime(value.year, value.month, value.day)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return _from_epoch(float(value))
+        text = str(value).strip()
+        moment = parse_datetime(text)
+        if moment is None and (day := parse_date(text)) is not None:
+            moment = datetime(day.year, day.month, day.day)
+        return moment if moment is not None else _from_epoch(float(text))
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def _from_epoch(seconds: float) -> datetime:
+    # Seconds since 1970, or milliseconds when the number is too large to be seconds.
+    return datetime.fromtimestamp(seconds / 1000 if abs(seconds) > 1e11 else seconds, tz=UTC)
+
+
+class _RowBuilder:
+    """Turns one record (column -> value) into an unsaved Interaction, or raises _Rejected."""
+
+    def __init__(self, run: Run | None) -> None:
+        # No run: the CLI validates rows without a database, and never saves them.
+        self.run_id = run.pk if run is not None else None
+        self.max_chars = settings.EVALSITE_FIELD_MAX_CHARS
+
+    def build(self, values: dict[str, Any], mapping: _Mapping) -> Interaction:
+        texts = {name: self._text(mapping.value(values, name), name) for name in TEXT_FIELDS}
+        if not texts["output"].strip():
+            raise _Rejected("output", "required, but missing or empty")
+        return Interaction(
+            run_id=self.run_id,
+            user_interaction_id=self._interaction_id(mapping.value(values, "user_interaction_id")),
+            information_retrieval=self._documents(values, mapping.retrieval),
+            annotation=_annotation(mapping.value(values, "annotation")),
+            metadata=self._metadata(values, mapping),
+            started_at=_timestamp(mapping.value(values, "started_at"), "started_at"),
+            finished_at=_timestamp(mapping.value(values, "finished_at"), "finished_at"),
+            input_hash=input_hash(texts["input"]),  # bulk_create does not call save()
+            **texts,
+        )
+
+    def _checked(self, text: str, field_name: str) -> str:
+        if len(text) > self.max_chars:
+            raise _Rejected(field_name, f"longer than {self.max_chars} characters ({len(text)})")
+        reason = _bad_text_reason(text)
+        if reason:
+            raise _Rejected(field_name, reason)
+        return text
+
+    def _text(self, value: Any, field_name: str) -> str:
+        return self._checked(_to_text(value), field_name)
+
+    def _interaction_id(self, value: Any) -> str:
+        text = self._text(value, "user_interaction_id").strip()
+        if len(text) > 255:
+            raise _Rejected("user_interaction_id", f"longer than 255 characters ({len(text)})")
+        return text or new_interaction_id()
+
+    def _documents(self, values: dict[str, Any], columns: tuple[str, ...]) -> list[str]:
+        documents = [document for column in columns for document in _split_documents(values.get(column))]
+        return [self._checked(document, RETRIEVAL) for document in documents if document]
+
+    def _metadata(self, values: dict[str, Any], mapping: _Mapping) -> dict[str, Any]:
+        column = mapping.metadata_column
+        metadata = self._metadata_object(values.get(column), column) if column in values else {}
+        for key, value in values.items():
+            if key not in mapping.mapped and key != column and key not in metadata:
+                name = f"metadata.{key}"
+                metadata[self._checked(str(key), name)] = self._json(value, name)
+        return metadata
+
+    def _metadata_object(self, value: Any, column: str | None) -> dict[str, Any]:
+        if isinstance(value, str):
+            value = _parsed_json_object(value)
+        if value is None or value == "":
+            return {}
+        if isinstance(value, dict):
+            return self._json(value, "metadata")
+        return {str(column): self._json(value, "metadata")}
+
+    def _json(self, value: Any, field_name: str) -> Any:
+        """The value as stored JSON, every string in it checked like a field."""
+        if isinstance(value, str):
+            return self._checked(value, field_name)
+        if isinstance(value, dict):
+            return {self._checked(str(k), field_name): self._json(v, field_name) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._json(item, field_name) for item in value]
+        return _json_scalar(value)
+
+
+def _parsed_json_object(text: str) -> Any:
+    if not text.lstrip().startswith("{"):
+        return text
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return text  # not JSON after all: stored as text under the column's name
+
+
+def _split_documents(cell: Any) -> list[str]:
+    """Documents from one cell: a real list, a JSON array in a string, or one document."""
+    if cell is None:
+        return []
+    if isinstance(cell, list | tuple):
+        return [_to_text(item) for item in cell if item is not None]
+    if not isinstance(cell, str):
+        text = _to_text(cell)
+        return [text] if text else []
+    if not cell.strip():
+        return []
+    if cell.lstrip().startswith("["):
+        try:
+            parsed = json.loads(cell)
+        except (ValueError, RecursionError):
+            return [cell]  # "[1] Paris is ..." is a document that happens to start with a bracket
+        if isinstance(parsed, list):
+            return [_to_text(item) for item in parsed if item is not None]
+    return [cell]
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+
+class _BatchWriter:
+    """Writes accepted interactions BATCH_SIZE at a time, one transaction per batch.
+
+    A batch is committed on its own so that a long upload never holds SQLite's write lock for
+    long, and what was stored survives a problem later in the file. Duplicate ids are caught in
+    memory within a batch and by one query per batch against the run, which also covers earlier
+    batches of the same file: memory stays flat. Existing rows are never updated or deleted.
+    """
+
+    def __init__(self, run: Run, result: IngestResult) -> None:
+        self.run = run
+        self.result = result
+        self.pending: dict[str, tuple[int, Interaction]] = {}
+        # Rows above this pk were stored after the upload began: "an earlier row of this file".
+        self.last_pk_before = Interaction.objects.filter(run=run).aggregate(last=Max("pk"))["last"] or 0
+
+    def add(self, line: int, interaction: Interaction) -> None:
+        uid = interaction.user_interaction_id
+        earlier = self.pending.get(uid)
+        if earlier is not None:
+            reason = f"the same as line {earlier[0]} of this file ({_shown(uid)})"
+            self.result.reject(RowError(line, "user_interaction_id", reason))
+            return
+        self.pending[uid] = (line, interaction)
+        if len(self.pending) >= BATCH_SIZE:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        rows, self.pending = self.pending, {}
+        with transaction.atomic():
+            self._drop_stored(rows)
+            try:
+                with transaction.atomic():  # a savepoint, so that one bad row cannot sink the batch
+                    Interaction.objects.bulk_create([interaction for _, interaction in rows.values()])
+                self.result.accepted += len(rows)
+            except (IntegrityError, DataError):
+                self._create_one_by_one(rows)
+        if settings.DEBUG:
+            reset_queries()  # DEBUG keeps every query's SQL: a large upload would grow without bound
+
+    def _drop_stored(self, rows: dict[str, tuple[int, Interaction]]) -> None:
+        ids = list(rows)
+        for start in range(0, len(ids), ID_QUERY_CHUNK):
+            chunk = ids[start : start + ID_QUERY_CHUNK]
+            # No ORDER BY: the model's ordering on pk would make SQLite walk the run_id index
+            # over every row of the run instead of probing the unique (run, id) index.
+            stored = Interaction.objects.filter(run=self.run, user_interaction_id__in=chunk).order_by()
+            for uid, pk in stored.values_list("user_interaction_id", "pk"):
+                line, _ = rows.pop(uid)
+                where = "an earlier row of this file" if pk > self.last_pk_before else "a row already in this run"
+                self.result.reject(RowError(line, "user_interaction_id", f"the same as {where} ({_shown(uid)})"))
+
+    def _create_one_by_one(self, rows: dict[str, tuple[int, Interaction]]) -> None:
+        # Only after the batch failed, e.g. a concurrent upload stored the same id in between.
+        for line, interaction in rows.values():
+            try:
+                with transaction.atomic():
+                    Interaction.objects.bulk_create([interaction])
+                self.result.accepted += 1
+            except (IntegrityError, DataError) as exc:
+                self.result.reject(RowError(line, "", f"could not be stored: {_first_line(exc)}"))
+
+
+# --- entry points -----------------------------------------------------------------------------
+
+
+def preview_file(fileobj: IO[bytes], name: str, max_rows: int = 5) -> FilePreview:
+    """Columns, the first rows and a suggested mapping. A bad file sets `error`; nothing raises."""
+    preview = FilePreview()
+    try:
+        _check_size(_file_size(fileobj))
+        head = _read_head(fileobj)
+        preview.file_format = detect_format(name, head)
+        with _open_records(fileobj, preview.file_format, head) as (columns, items):
+            rows = _first_rows(items, max_rows)
+        preview.columns = columns if columns is not None else _keys_in_order(rows)
+        preview.sample_rows = [_for_display(row) for row in rows]
+        preview.suggested_mapping = suggest_mapping(preview.columns)
+    except IngestError as exc:
+        preview.error = str(exc)
+    finally:
+        fileobj.seek(0)
+    return preview
+
+
+def _first_rows(items: Iterator[_Item], max_rows: int) -> list[dict[str, Any]]:
+    rows = []
+    for item in itertools.islice(items, PREVIEW_SCAN_ROWS):
+        if not isinstance(item, RowError):
+            rows.append(item[1])
+        if len(rows) >= max_rows:
+            break
+    return rows
+
+
+def _keys_in_order(rows: list[dict[str, Any]]) -> list[str]:
+    return list(dict.fromkeys(key for row in rows for key in row))
+
+
+def _for_display(value: Any) -> Any:
+    """Sample values safe to render and to store as JSON (invalid text shown as U+FFFD)."""
+    if isinstance(value, str):
+        return _displayable(value)
+    if isinstance(value, dict):
+        return {_displayable(str(k)): _for_display(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_for_display(item) for item in value]
+    return _json_scalar(value)
+
+
+def ingest_file(
+    fileobj: IO[bytes], name: str, run: Run, column_mapping: dict[str, str | list[str]] | None = None
+) -> IngestResult:
+    """Parse, validate and insert a file's rows into `run`; `name` gives the format.
+
+    `fileobj` is a seekable binary file. Without a mapping, the suggested one is used.
+    """
+    result = IngestResult()
+    writer = _BatchWriter(run, result)
+    for line, interaction in read_interactions(fileobj, name, result, column_mapping, run):
+        writer.add(line, interaction)
+    writer.flush()  # the rows read before a fatal problem are good: keep them
+    _finish(result)
+    return result
+
+
+def ingest_records(
+    records: Iterable[Any], run: Run, column_mapping: dict[str, str | list[str]] | None = None
+) -> IngestResult:
+    """Validate and insert rows given as dicts (a REST API batch), exactly as a file's rows are.
+
+    A row error's `line` is the row's 1-based position in `records`.
+    """
+    result = IngestResult(file_format="records")
+    writer = _BatchWriter(run, result)
+    try:
+        resolver = _MappingResolver(column_mapping)
+        if resolver.fixed is not None:
+            resolver.fixed.require_output()
+        items = (
+            (index, record) if isinstance(record, dict) else RowError(index, "", "not a JSON object")
+            for index, record in enumerate(records, start=1)
+        )
+        for line, interaction in _build_items(items, resolver, _RowBuilder(run), result):
+            writer.add(line, interaction)
+    except IngestError as exc:
+        result.fatal = str(exc)
+    writer.flush()
+    _finish(result)
+    return result
+
+
+def read_interactions(
+    fileobj: IO[bytes],
+    name: str,
+    result: IngestResult,
+    column_mapping: dict[str, str | list[str]] | None = None,
+    run: Run | None = None,
+) -> Iterator[tuple[int, Interaction]]:
+    """(line, unsaved Interaction) for each valid row; rejected rows and a fatal problem go to `result`.
+
+    Needs no database: the CLI scores files with it. `run` only sets the interactions' run id.
+    """
+    try:
+        _check_size(_file_size(fileobj))  # before reading a byte of content
+        head = _read_head(fileobj)
+        result.file_format = detect_format(name, head)
+        resolver = _MappingResolver(column_mapping)
+        with _open_records(fileobj, result.file_format, head) as (columns, items):
+            _prepare_mapping(resolver, columns, result)
+            yield from _build_items(items, resolver, _RowBuilder(run), result)
+    except IngestError as exc:
+        result.fatal = str(exc)
+
+
+def _finish(result: IngestResult) -> None:
+    if result.fatal is None and result.accepted + result.rejected == 0:
+        result.fatal = "the file contains no interactions"
+    result.errors.sort(key=lambda error: error.line or 0)
+
+
+def _prepare_mapping(resolver: _MappingResolver, columns: list[str] | None, result: IngestResult) -> None:
+    """Refuse a mapping that cannot work, before any row is read."""
+    if columns is not None:
+        mapping = resolver.for_columns(tuple(columns))
+        mapping.check_columns(columns)
+        result.column_mapping = mapping.as_dict()
+    elif resolver.fixed is not None:
+        resolver.fixed.require_output()
+        result.column_mapping = resolver.fixed.as_dict()
+
+
+def _build_items(
+    items: Iterator[_Item], resolver: _MappingResolver, builder: _RowBuilder, result: IngestResult
+) -> Iterator[tuple[int, Interaction]]:
+    for item in items:
+        if isinstance(item, RowError):
+            result.reject(item)
+            continue
+        line, values = item
+        mapping = resolver.for_columns(tuple(values))
+        if not result.column_mapping:
+            result.column_mapping = mapping.as_dict()
+        try:
+            interaction = builder.build(values, mapping)
+        except _Rejected as exc:
+            result.reject(RowError(line, exc.field, exc.reason))
+            continue
+        yield line, interaction
+
+
+def ingest_upload(upload: Upload, column_mapping: dict[str, str | list[str]] | None = None) -> IngestResult:
+    """Ingest a stored upload into its run and record the outcome on the Upload row."""
+    if upload.run is None:
+        raise ValueError(f"upload {upload.pk} has no run to ingest into")
+    with upload.file.open("rb") as fileobj:
+        result = ingest_file(fileobj, upload.original_name or upload.file.name, upload.run, column_mapping)
+    upload.file_format = result.file_format
+    upload.column_mapping = result.column_mapping
+    upload.accepted = result.accepted
+    upload.rejected = result.rejected
+    upload.row_errors = result.error_dicts()
+    upload.status = Upload.Status.FAILED if result.fatal else Upload.Status.INGESTED
+    upload.save(update_fields=["file_format", "column_mapping", "accepted", "rejected", "row_errors", "status"])
+    return result
+
+
+def ingest_path(
+    project: Project,
+    run_name: str,
+    path: str | Path,
+    column_mapping: dict[str, str | list[str]] | None = None,
+    user: Any = None,
+) -> Upload:
+    """Store a local file as an Upload into the run named `run_name` (created if new) and ingest it.
+
+    The entry point of the API and the CLI. A file over the upload limit is not copied: the
+    Upload records the refusal.
+    """
+    path = Path(path)
+    size = path.stat().st_size  # a missing file raises here, before a run is created
+    run, _ = Run.objects.get_or_create(project=project, name=run_name)
+    upload = Upload(project=project, run=run, original_name=path.name[:255], created_by=user)
+    try:
+        _check_size(size)
+    except IngestError as exc:
+        upload.status = Upload.Status.FAILED
+        upload.row_errors = [RowError(None, "", str(exc)).to_dict()]
+        upload.save()
+        return upload
+    with path.open("rb") as source:
+        upload.file.save(path.name, File(source), save=True)
+    ingest_upload(upload, column_mapping)
+    return upload

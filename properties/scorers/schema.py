@@ -1,0 +1,134 @@
+"""Schema: does the output validate against a JSON Schema or a Pydantic model (Weave's PydanticScorer)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jsonschema
+import pydantic
+import referencing.exceptions
+from jsonschema_specifications import REGISTRY as SPECIFICATIONS
+
+from properties.scorers.base import Score, Span
+from properties.scorers.json_paths import PathPart, format_path, locate
+from properties.scorers.registry import builtin
+from properties.scorers.structured import OutputScorer, json_value_offset
+
+MAX_ERRORS = 20  # enough to fix an output; a wholly wrong document would otherwise list hundreds
+
+Problem = tuple[Sequence[PathPart], str]  # (path parts, message)
+Check = Callable[[str], list[Problem]]
+
+
+class SchemaConfigError(Exception):
+    pass
+
+
+def _json_schema_check(schema: dict[str, Any]) -> Check:
+    validator_class = jsonschema.validators.validator_for(schema)
+    try:
+        validator_class.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise SchemaConfigError(f"json_schema is not a valid JSON Schema: {exc.message}") from exc
+    # jsonschema's default registry fetches remote `$ref`s with urlopen (deprecated behaviour): from a
+    # worker that is a request to wherever the schema points. Only the official meta-schemas resolve.
+    validator = validator_class(schema, registry=SPECIFICATIONS)
+
+    def check(text: str) -> list[Problem]:
+        if not json_value_offset(text)[0]:
+            return [((), "the output is not valid JSON: it does not start with a JSON value")]
+        try:
+            document = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            return [((), f"the output is not valid JSON: {exc}")]
+        try:
+            # allOf/anyOf branches repeat the same complaint; once is enough.
+            errors = validator.iter_errors(document)
+            found = dict.fromkeys((tuple(error.absolute_path), error.message) for error in errors)
+        except referencing.exceptions.Unresolvable as exc:
+            raise SchemaConfigError(f"json_schema has a $ref that cannot be resolved offline: {exc}") from exc
+        return sorted(found, key=lambda problem: [str(part) for part in problem[0]])[:MAX_ERRORS]
+
+    return check
+
+
+def _pydantic_check(dotted_path: str) -> Check:
+    module_name, _, attribute = dotted_path.rpartition(".")
+    try:
+        model = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise SchemaConfigError(f"cannot import pydantic_model {dotted_path!r}: {exc}") from exc
+    if not (isinstance(model, type) and issubclass(model, pydantic.BaseModel)):
+        raise SchemaConfigError(f"pydantic_model {dotted_path!r} is not a pydantic.BaseModel subclass")
+
+    def check(text: str) -> list[Problem]:
+        try:
+            model.model_validate_json(text)
+        except pydantic.ValidationError as exc:
+            return [(error["loc"], error["msg"]) for error in exc.errors()[:MAX_ERRORS]]
+        return []
+
+    return check
+
+
+@builtin
+class Schema(OutputScorer):
+    display_name = "Schema"
+    description = (
+        "Whether the output is JSON that validates against the configured JSON Schema or Pydantic "
+        "model (Weave's PydanticScorer): 1 (true) or 0 (false). The failing paths ($.a.b[0]) and their "
+        "messages are listed in the details and highlighted where they occur in the output. The whole "
+        "output must be the JSON document; a markdown code fence makes it false."
+    )
+
+    def __init__(self, json_schema: dict[str, Any] | None = None, pydantic_model: str | None = None) -> None:
+        self.json_schema = json_schema
+        self.pydantic_model = pydantic_model
+        self._check: Check | None = None
+
+    @staticmethod
+    def name() -> str:
+        return "schema"
+
+    def _checker(self) -> Check:
+        if self._check is None:
+            if self.json_schema is not None and self.pydantic_model:
+                raise SchemaConfigError("configure json_schema or pydantic_model, not both")
+            if self.json_schema is not None:
+                self._check = _json_schema_check(self.json_schema)
+            elif self.pydantic_model:
+                self._check = _pydantic_check(self.pydantic_model)
+            else:
+                raise SchemaConfigError("configure json_schema or pydantic_model")
+        return self._check
+
+    def run_batch(
+        self,
+        candidate_batch: list[str],
+        reference_batch: list[str] | None = None,
+        input_text_batch: list[str] | None = None,
+        context_batch: list[Any] | None = None,
+    ) -> list[float | Score]:
+        try:
+            self._checker()
+        except SchemaConfigError as exc:
+            return [Score.failed(str(exc)) for _ in candidate_batch]
+        return super().run_batch(candidate_batch, reference_batch, input_text_batch, context_batch)
+
+    def check(self, text: str, field: str) -> Score:
+        try:
+            problems = self._checker()(text)
+        except SchemaConfigError as exc:
+            return Score.failed(str(exc))
+        if not problems:
+            return Score(1.0, "true", [], {"schema_valid": True, "errors": []})
+        errors = [{"path": format_path(parts), "message": message} for parts, message in problems]
+        spans = []
+        for (parts, message), error in zip(problems, errors, strict=True):
+            where = locate(text, parts) if parts else None
+            if where is not None:
+                spans.append(Span(field, where[0], where[1], error["path"], None, message))
+        return Score(0.0, "false", spans, {"schema_valid": False, "errors": errors})

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import textstat
+
+from properties.scorers.base import Score
+from properties.scorers.readability import ReadingEase
+from tests.unit.scorers.texts import varied_texts
+
+
+def test_agrees_with_textstat_on_200_texts() -> None:
+    texts = varied_texts(200)
+    results = ReadingEase().run_batch(texts)
+    for text, result in zip(texts, results, strict=True):
+        assert isinstance(result, Score) and result.ok
+        assert abs(result.value - textstat.flesch_reading_ease(text)) <= 0.01  # type: ignore[operator]
+
+
+def test_easy_text_scores_higher_than_hard_text() -> None:
+    easy, hard = ReadingEase().run_batch(
+        [
+            "The cat sat on the mat. It was fun. We ran home.",
+            "Organisational infrastructure considerations necessitate comprehensive interdisciplinary "
+            "evaluation of institutional responsibilities notwithstanding extraordinary circumstances.",
+        ]
+    )
+    assert isinstance(easy, Score) and isinstance(hard, Score)
+    assert easy.value > 80 > 20 > hard.value  # type: ignore[operator]
+    assert hard.value < 0  # the formula has no lower bound
+
+
+def test_empty_and_wordless_texts_fail_with_a_reason() -> None:
+    for text in ["", "   \n\t", "!!! ... ???"]:
+        result = ReadingEase().run_batch([text])[0]
+        assert isinstance(result, Score) and not result.ok
+        assert "reading ease" in (result.error or "")
+
+
+def test_unicode_and_long_text() -> None:
+    long_text = "The quick brown fox jumps over the lazy dog. " * 20_000
+    results = ReadingEase().run_batch(["Ünïcödé wörds här. 日本語のテキスト。", long_text])
+    assert all(isinstance(r, Score) and r.ok for r in results)
+    assert results[1].details["words"] == 180_000  # type: ignore[union-attr]

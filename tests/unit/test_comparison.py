@@ -1,0 +1,72 @@
+import pytest
+
+from properties import comparison, highlight
+from tests.factories import InteractionFactory, RunFactory
+from tests.unit.test_datascreen import add_value
+
+
+def test_rows_match_on_id_then_on_the_input():
+    a = [(1, "x", "h1"), (2, "y", "h2"), (3, "only-a", "h3"), (4, "z", "h4")]
+    b = [(10, "x", "hx"), (20, "renamed", "h2"), (30, "other", "h9"), (40, "z", "h4")]
+    assert sorted(comparison.match_rows(a, b)) == [(1, 10), (2, 20), (4, 40)]
+
+
+def test_an_interaction_is_matched_at_most_once():
+    a = [(1, "p", "same"), (2, "q", "same")]
+    b = [(10, "r", "same")]
+    assert comparison.match_rows(a, b) == [(1, 10)]
+
+
+def test_histogram_shares_bins_between_runs():
+    edges, counts = comparison.histogram({"a": [0.0, 0.1, 1.0], "b": [0.5]}, bins=2)
+    assert edges == [0.0, 0.5, 1.0]
+    assert counts == {"a": [2, 1], "b": [0, 1]}
+    assert comparison.histogram({"a": [3.0, 3.0]}, bins=2)[1] == {"a": [2, 0]}
+
+
+def test_stat_interval():
+    stat = comparison.Stat(mean=0.5, count=100, stddev=0.2)
+    assert stat.ci95 == pytest.approx(1.96 * 0.02)
+    assert comparison.Stat(0.5, 1, 0.0).ci95 == 0.0
+
+
+def test_word_diff_marks_changes():
+    pieces = comparison.word_diff("Paris is the capital.", "Berlin is the capital.")
+    assert ("Paris", "delete") in pieces and ("Berlin", "insert") in pieces
+    assert "".join(t for t, tag in pieces if tag != "insert") == "Paris is the capital."
+
+
+@pytest.mark.django_db
+def test_row_diffs_sort_by_largest_change_and_summaries_have_means():
+    run_a, run_b = RunFactory(name="a"), None
+    run_b = RunFactory(project=run_a.project, name="b")
+    for uid, before, after in [("1", 0.1, 0.2), ("2", 0.5, 0.0), ("3", 0.3, None)]:
+        ia = InteractionFactory(run=run_a, user_interaction_id=uid, input=f"q{uid}")
+        ib = InteractionFactory(run=run_b, user_interaction_id=uid, input=f"q{uid}")
+        add_value(ia, "toxicity", value=before)
+        if after is not None:
+            add_value(ib, "toxicity", value=after)
+    rows = comparison.row_diffs(run_a, run_b, "toxicity.output")
+    assert [(r.a.user_interaction_id, r.delta) for r in rows] == [("2", -0.5), ("1", pytest.approx(0.1)), ("3", None)]
+    summaries = comparison.summarize_runs([run_a, run_b])
+    assert summaries[0].stats["toxicity.output"].mean == pytest.approx(0.3)
+    assert summaries[1].stats["toxicity.output"].count == 2
+
+
+def test_segments_follow_span_offsets_and_clip_overlaps():
+    text = "Call me at 555-0100 or mail a@b.io"
+    spans = [
+        {"field": "output", "start": 11, "end": 19, "label": "PHONE", "score": 0.9, "note": "risk 0.6"},
+        {"field": "output", "start": 15, "end": 22, "label": "overlap"},
+        {"field": "output", "start": 30, "end": 34, "label": "EMAIL"},
+    ]
+    segments = highlight.segments(text, spans)
+    assert "".join(s.text for s in segments) == text
+    marked = [(s.text, s.span["label"]) for s in segments if s.span]
+    assert marked == [("555-0100", "PHONE"), (" or", "overlap"), ("b.io", "EMAIL")]
+    assert segments[1].title == "PHONE · score 0.9 · risk 0.6"
+
+
+def test_segments_ignore_spans_outside_the_text():
+    assert [s.text for s in highlight.segments("abc", [{"start": 5, "end": 9}])] == ["abc"]
+    assert [s.text for s in highlight.segments("", [])] == [""]

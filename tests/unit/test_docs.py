@@ -1,0 +1,76 @@
+"""The examples in docs/*.md run, and print what the docs say: the docs cannot rot."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+
+from evalsite.cli import main
+from properties.models import ApiToken
+from tests.factories import UserFactory
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+FENCE = re.compile(r"```(\w+)\n(.*?)```", re.DOTALL)
+
+
+def blocks(name: str) -> list[tuple[str, str]]:
+    return FENCE.findall((DOCS / name).read_text())
+
+
+def run_python_blocks(name: str, namespace: dict) -> None:
+    """Run each python block; a text block right after one is the output it must print."""
+    found = blocks(name)
+    for index, (language, code) in enumerate(found):
+        if language != "python":
+            continue
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            exec(compile(code, f"{name} block {index}", "exec"), namespace)
+        following = found[index + 1] if index + 1 < len(found) else ("", "")
+        if following[0] == "text":
+            assert printed.getvalue() == following[1], f"{name} block {index}"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_python_api_examples():
+    UserFactory()
+    run_python_blocks("python-api.md", {"__name__": "docs"})
+
+
+@pytest.fixture
+def eager_celery():
+    """Scoring tasks run inline on commit: nothing is published to a broker a later test uses."""
+    from evalsite.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rest_api_examples(live_server, eager_celery):
+    cache.clear()
+    _, token = ApiToken.issue(UserFactory(), "docs")
+    run_python_blocks("rest-api.md", {"__name__": "docs", "BASE_URL": live_server.url, "TOKEN": token})
+
+
+def test_cli_examples(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    run_python_blocks("cli.md", {"__name__": "docs"})
+    for language, text in blocks("cli.md"):
+        if language != "console":
+            continue
+        for line in text.splitlines():
+            command, _, comment = line.removeprefix("$ ").partition("  # ")
+            expected = int(re.search(r"exits (\d)", comment).group(1)) if "exits" in comment else 0
+            args = shlex.split(command)
+            assert args[0] == "evalsite"
+            assert main([*args[1:], "--quiet"]) == expected, line
+    assert (tmp_path / "results.jsonl").read_text().count("\n") == 2

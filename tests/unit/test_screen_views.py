@@ -1,0 +1,127 @@
+import csv
+import io
+import json
+
+import pytest
+from django.urls import reverse
+
+from properties.models import Interaction
+from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
+from tests.unit.test_datascreen import add_value
+
+pytestmark = pytest.mark.django_db
+
+XSS = '<script>window.pwned=1</script> <img src=x onerror="window.pwned=2"> &amp; &lt;b&gt; "quotes"'
+
+
+@pytest.fixture
+def user():
+    return UserFactory()
+
+
+@pytest.fixture
+def run(user):
+    project = ProjectFactory(owner=user)
+    run = RunFactory(project=project, name="baseline")
+    for i, toxicity in enumerate([0.1, 0.7, 0.4]):
+        interaction = InteractionFactory(run=run, user_interaction_id=f"row-{i}", output=f"answer {i} {XSS}")
+        add_value(interaction, "toxicity", value=toxicity)
+    return run
+
+
+@pytest.fixture
+def client_in(client, user):
+    client.force_login(user)
+    return client
+
+
+def test_data_screen_filters_sorts_and_serves_its_fragment_to_htmx(client_in, run):
+    url = reverse("properties:run-detail", args=[run.pk])
+    page = client_in.get(url, {"where": "toxicity.output>0.3", "sort": "-toxicity.output"}).content.decode()
+    assert page.index("row-1") < page.index("row-2")
+    assert "row-0" not in page
+    assert 'value="toxicity.output&gt;0.3"' in page
+    fragment = client_in.get(url, {"where": "toxicity.output<0.2"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="screen")
+    body = fragment.content.decode()
+    assert "<html" not in body and 'id="screen"' in body
+    assert "row-0" in body and "row-1" not in body
+    assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in body
+    assert "<script>window.pwned" not in body
+
+
+def test_detail_highlights_evidence_from_offsets_on_escaped_text(client_in, run):
+    interaction = Interaction.objects.get(user_interaction_id="row-1")
+    start = interaction.output.index("<img")
+    value = add_value(interaction, "invalid_links", value=1.0)
+    value.spans = [{"field": "output", "start": start, "end": start + 4, "label": "404", "score": 1.0, "note": "dead"}]
+    value.save()
+    url = reverse("properties:interaction-detail", args=[interaction.pk])
+    body = client_in.get(url, {"highlight": "invalid_links.output"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in body
+    assert '<mark class="evidence" title="404 · score 1 · dead" data-label="404">&lt;img</mark>' in body
+    assert "onerror=&quot;window.pwned=2&quot;" in body
+    plain = client_in.get(url, {"highlight": "toxicity.output"}).content.decode()
+    assert "has no evidence spans" in plain and "<mark" not in plain
+
+
+def test_a_person_annotates_from_the_detail_pane(client_in, run):
+    interaction = Interaction.objects.get(user_interaction_id="row-0")
+    url = reverse("properties:interaction-annotate", args=[interaction.pk])
+    response = client_in.post(url, {"annotation": "bad", "reason": "made up a date"}, HTTP_HX_REQUEST="true")
+    assert "made up a date" in response.content.decode()
+    interaction.refresh_from_db()
+    assert (interaction.annotation, interaction.annotation_source) == ("bad", "person")
+
+
+def test_rules_page_shows_errors_with_lines_and_keeps_the_saved_rules(client_in, run):
+    url = reverse("properties:project-rules", args=[run.project.pk])
+    assert "annotation: bad" in client_in.get(url).content.decode()
+    bad = "- annotation: bad\n  conditions:\n    - {property: toxicity.output, operator: HUGE, value: 1}\n"
+    page = client_in.post(url, {"rules": bad}).content.decode()
+    assert "line 3: unknown operator" in page
+    run.project.refresh_from_db()
+    assert run.project.annotation_rules == ""
+    good = "- annotation: bad\n  conditions:\n    - {property: toxicity.output, operator: GT, value: 0.5}\n"
+    assert client_in.post(url, {"rules": good}).status_code == 302
+    run.project.refresh_from_db()
+    assert run.project.annotation_rules == good.strip()
+
+
+def test_compare_two_runs_with_charts_and_row_by_row(client_in, run):
+    other = RunFactory(project=run.project, name="candidate")
+    for i, toxicity in enumerate([0.2, 0.1, 0.9]):
+        add_value(
+            InteractionFactory(run=other, user_interaction_id=f"row-{i}", output=f"new {i}"), "toxicity", value=toxicity
+        )
+    url = reverse("properties:project-compare", args=[run.project.pk])
+    page = client_in.get(url, {"runs": [run.pk, other.pk]}).content.decode()
+    assert 'id="chart-score"' in page and 'data-address="toxicity.output"' in page
+    assert page.index("row-1") < page.index("row-0"), "largest change first"
+    assert "<del>" in page and "<ins>new</ins>" in page
+    assert client_in.get(url, {"runs": [run.pk]}).status_code == 404
+
+
+def test_exports(client_in, run):
+    body = b"".join(client_in.get(reverse("properties:run-export", args=[run.pk, "csv"])).streaming_content)
+    rows = list(csv.DictReader(io.StringIO(body.decode())))
+    assert [row["user_interaction_id"] for row in rows] == ["row-0", "row-1", "row-2"]
+    assert rows[1]["toxicity.output"] == "0.7"
+    assert rows[0]["output"].endswith(XSS)
+    body = b"".join(client_in.get(reverse("properties:run-export", args=[run.pk, "json"])).streaming_content)
+    records = json.loads(body)
+    assert records[1]["properties"]["toxicity.output"]["value"] == 0.7
+    other = RunFactory(project=run.project)
+    InteractionFactory(run=other, user_interaction_id="row-0")
+    url = reverse("properties:compare-export", args=[run.project.pk, "json"])
+    body = b"".join(client_in.get(url, {"runs": [run.pk, other.pk]}).streaming_content)
+    assert json.loads(body)[0]["user_interaction_id"] == "row-0"
+    assert client_in.get(reverse("properties:run-export", args=[run.pk, "xml"])).status_code == 404
+
+
+def test_project_page_lists_runs_with_score_and_means_and_pins(client_in, run):
+    url = reverse("properties:project-detail", args=[run.project.pk])
+    page = client_in.get(url).content.decode()
+    assert "toxicity.output" in page and "0.400" in page
+    client_in.post(reverse("properties:run-pin", args=[run.pk]))
+    run.refresh_from_db()
+    assert run.pinned
