@@ -2,6 +2,8 @@
 
 One code path serves the browser upload page, the REST API and the CLI. A file is read one row
 at a time and written BATCH_SIZE rows per transaction, so memory stays flat whatever its size.
+Recognising a file's format and reading its records is properties.file_formats; this module maps
+the records to interactions, validates them and stores them.
 
 Bad input never aborts an upload: a bad row is rejected with a RowError and the others are kept.
 Only a problem with the whole file (too large, empty, not what its extension says, an unreadable
@@ -20,22 +22,18 @@ A file-level problem has line None. `field` is the interaction field (`output`,
 from __future__ import annotations
 
 import base64
-import csv
 import functools
-import io
 import itertools
 import json
 import math
 import re
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any
 
-import ijson
 from django.conf import settings
 from django.core.files import File
 from django.db import DataError, IntegrityError, reset_queries, transaction
@@ -43,6 +41,19 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from properties.file_formats import (
+    BAD_TEXT,
+    IngestError,
+    Item,
+    RowError,
+    check_size,
+    detect_format,
+    displayable,
+    file_size,
+    first_line,
+    open_records,
+    read_head,
+)
 from properties.models import Annotation, Interaction, Project, Run, Upload, input_hash, new_interaction_id
 
 # Rows per transaction. bench/ingest.py, 100k CSV rows of ~1 KB, rows/s for batches of
@@ -56,15 +67,8 @@ ID_QUERY_CHUNK = 900
 # Errors kept in detail; the rest are only counted in `rejected`, so that a file of a million
 # bad rows does not hold a million errors in memory and in Upload.row_errors.
 MAX_REPORTED_ERRORS = 10_000
-# Enough of the start of a file to check its format and read a CSV header.
-HEAD_BYTES = 64 * 1024
 # A preview reads at most this many rows looking for good ones, so a bad file is not read whole.
 PREVIEW_SCAN_ROWS = 1000
-# Bytes pyarrow reads from a Parquet file at a time (see _parquet_records).
-PARQUET_READ_BUFFER = 1024 * 1024
-# A row holds 11 interaction fields plus metadata, each up to EVALSITE_FIELD_MAX_CHARS: a line
-# or CSV cell beyond this many field-lengths is refused before it is parsed.
-ROW_LIMIT_IN_FIELDS = 16
 
 FIELDS = (
     "user_interaction_id",
@@ -105,27 +109,6 @@ AUTO_MAPPING_NAMES: dict[str, list[str]] = {
 # context_1, doc2, chunk_3 ...: numbered retrieval columns become several documents.
 _NUMBERED_DOCUMENT = re.compile(r"(context|document|doc|chunk|passage|retrieved_document)s?_?\d+")
 
-_FORMATS_BY_SUFFIX = {
-    ".csv": "csv",
-    ".tsv": "csv",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".json": "json",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
-_FORMAT_LABELS = {"csv": "CSV", "jsonl": "JSON Lines", "json": "JSON", "parquet": "Parquet"}
-_PARQUET_MAGIC = b"PAR1"
-# ZIP (and so .xlsx), gzip, PDF, and the old .xls: common uploads that are not text.
-_BINARY_SIGNATURES = (b"PK\x03\x04", b"\x1f\x8b", b"%PDF", b"\xd0\xcf\x11\xe0")
-
-# Text is decoded with errors="surrogateescape", so a byte that is not UTF-8 shows up as a lone
-# surrogate; PostgreSQL also refuses NUL in text. In a JSON array an invalid byte becomes the
-# noncharacter U+FDD0 (see _Utf8Reader), reserved for exactly this kind of internal use.
-_BAD_TEXT = re.compile("[\x00\ud800-\udfff\ufdd0]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_INVALID_BYTE_JSON_ESCAPE = "\\ufdd0"
-
 _GOOD, _BAD, _UNKNOWN = Annotation.GOOD.value, Annotation.BAD.value, Annotation.UNKNOWN.value
 _ANNOTATION_WORDS = {
     **dict.fromkeys(["good", "1", "1.0", "+1", "true", "yes", "y", "pass", "passed", "positive"], _GOOD),
@@ -134,20 +117,6 @@ _ANNOTATION_WORDS = {
     **dict.fromkeys(["thumbs down", "thumbsdown", "down", "👎"], _BAD),
     **dict.fromkeys(["unknown", "", "none", "null", "n/a", "na", "?"], _UNKNOWN),
 }
-
-
-class IngestError(Exception):
-    """A problem with the whole file: nothing more can be read from it."""
-
-
-@dataclass
-class RowError:
-    line: int | None
-    field: str
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass
@@ -174,7 +143,7 @@ class IngestResult:
         self.rejected += 1
         if len(self.errors) < MAX_REPORTED_ERRORS:
             # Field names and reasons may quote uploaded text: keep them storable as JSON.
-            self.errors.append(RowError(error.line, _displayable(error.field), _displayable(error.reason)))
+            self.errors.append(RowError(error.line, displayable(error.field), displayable(error.reason)))
 
     def error_dicts(self) -> list[dict[str, Any]]:
         """The shape of Upload.row_errors: the file-level problem first, with line None."""
@@ -189,76 +158,6 @@ class _Rejected(Exception):
         super().__init__(reason)
         self.field = field_name
         self.reason = reason
-
-
-# A parsed record with its line number, or a row that could not be parsed at all.
-_Item = tuple[int, dict[str, Any]] | RowError
-
-
-# --- format detection -------------------------------------------------------------------------
-
-
-def detect_format(name: str, head: bytes) -> str:
-    """'csv', 'jsonl', 'json' or 'parquet' from the file name, checked against the first bytes.
-
-    A name without an extension is recognised from its content alone.
-    """
-    if not head or not _decode_head(head).strip():
-        raise IngestError("the file is empty")
-    suffix = Path(name).suffix.lower()
-    if suffix and suffix not in _FORMATS_BY_SUFFIX:
-        raise IngestError(f"unsupported file type {suffix!r}: upload a .csv, .jsonl, .json or .parquet file")
-    file_format = _FORMATS_BY_SUFFIX.get(suffix) or _sniff_format(head)
-    problem = _content_mismatch(file_format, head)
-    if problem is not None:
-        named = f"ends in {suffix}" if suffix else "has no extension"
-        raise IngestError(f"the file {named} but is not a {_FORMAT_LABELS[file_format]} file{problem}")
-    return file_format
-
-
-def _sniff_format(head: bytes) -> str:
-    if head.startswith(_PARQUET_MAGIC):
-        return "parquet"
-    first = _decode_head(head).lstrip()[:1]
-    return {"[": "json", "{": "jsonl"}.get(first, "csv")
-
-
-def _content_mismatch(file_format: str, head: bytes) -> str | None:
-    """None when the head fits the format, else a hint to append to the error ('' for none)."""
-    is_parquet = head.startswith(_PARQUET_MAGIC)
-    if file_format == "parquet":
-        return None if is_parquet else ""
-    if is_parquet:
-        return " (it is a Parquet file: name it .parquet)"
-    if _looks_binary(head):
-        return " (it has binary content)"
-    text = _decode_head(head)
-    first = text.lstrip()[:1]
-    expected = {"json": "[", "jsonl": "{"}.get(file_format)
-    if expected is None:
-        return " (it looks like JSON: name it .json or .jsonl)" if first in ("[", "{") else None
-    if first == expected:
-        return None
-    return {
-        "{": " (it is not an array of objects; for one object per line, name it .jsonl)",
-        "[": " (it looks like a JSON array: name it .json)",
-    }.get(first, "")
-
-
-def _looks_binary(head: bytes) -> bool:
-    # Binary formats are full of NUL bytes; a text file may hold a stray one, rejected with its row.
-    nuls = _decode_head(head).count("\x00")
-    return head.startswith(_BINARY_SIGNATURES) or nuls > len(head) // 100 + 1
-
-
-def _text_encoding(head: bytes) -> str:
-    # UTF-16 can only be told apart by its byte order mark; utf-8-sig drops a UTF-8 one.
-    return "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
-
-
-def _decode_head(head: bytes) -> str:
-    # The head may end in the middle of a character: replace it rather than fail.
-    return head.decode(_text_encoding(head), errors="replace")
 
 
 # --- column mapping ---------------------------------------------------------------------------
@@ -373,224 +272,14 @@ class _MappingResolver:
         return self.fixed or _auto_mapping(columns)
 
 
-# --- reading files ----------------------------------------------------------------------------
-
-
-def _file_size(fileobj: IO[bytes]) -> int:
-    size = getattr(fileobj, "size", None)  # Django's File and UploadedFile know it
-    if isinstance(size, int):
-        return size
-    position = fileobj.tell()
-    end = fileobj.seek(0, io.SEEK_END)
-    fileobj.seek(position)
-    return end
-
-
-def _format_bytes(size: int) -> str:
-    return f"{size} bytes" if size < 1_000_000 else f"{size / 1_000_000:.1f} MB"
-
-
-def _check_size(size: int) -> None:
-    limit = settings.EVALSITE_UPLOAD_MAX_BYTES
-    if size > limit:
-        raise IngestError(f"the file is {_format_bytes(size)}, over the upload limit of {_format_bytes(limit)}")
-
-
-def _read_head(fileobj: IO[bytes]) -> bytes:
-    fileobj.seek(0)
-    head = fileobj.read(HEAD_BYTES)
-    fileobj.seek(0)
-    return head
-
-
-def _row_char_limit() -> int:
-    return settings.EVALSITE_FIELD_MAX_CHARS * ROW_LIMIT_IN_FIELDS
-
-
-@contextmanager
-def _text_stream(fileobj: IO[bytes], head: bytes) -> Iterator[io.TextIOWrapper]:
-    """The file as text, invalid bytes kept as lone surrogates so that each row can be judged."""
-    fileobj.seek(0)
-    encoding = _text_encoding(head)
-    stream = io.TextIOWrapper(fileobj, encoding=encoding, errors="surrogateescape", newline="")  # type: ignore[arg-type]
-    try:
-        yield stream
-    finally:
-        stream.detach()  # closing the wrapper would close the caller's file
-
-
-@contextmanager
-def _open_records(
-    fileobj: IO[bytes], file_format: str, head: bytes
-) -> Iterator[tuple[list[str] | None, Iterator[_Item]]]:
-    """(columns, records): columns is None for JSON and JSONL, whose rows carry their own keys."""
-    if file_format == "parquet":
-        yield _parquet_records(fileobj)
-        return
-    with _text_stream(fileobj, head) as stream:
-        if file_format == "csv":
-            yield _csv_records(stream, _csv_delimiter(head))
-        elif file_format == "jsonl":
-            yield None, _jsonl_records(stream)
-        else:
-            yield None, _json_records(stream)
-
-
-def _csv_delimiter(head: bytes) -> str:
-    # A spreadsheet saved as "CSV" in many locales uses semicolons; .tsv uses tabs.
-    header = _decode_head(head).splitlines()[0] if head else ""
-    counts = {delimiter: header.count(delimiter) for delimiter in (",", ";", "\t", "|")}
-    best = max(counts, key=lambda delimiter: counts[delimiter])
-    return best if counts[best] > counts[","] else ","
-
-
-def _csv_records(stream: io.TextIOWrapper, delimiter: str) -> tuple[list[str], Iterator[_Item]]:
-    # The csv module refuses cells over its own limit (128 KiB) with an error that names no
-    # field; raised (never lowered: it is process-wide) so that the field check can name it.
-    csv.field_size_limit(max(csv.field_size_limit(), _row_char_limit()))
-    reader = csv.reader(stream, delimiter=delimiter)
-    columns = _csv_header(reader)
-    return columns, _csv_rows(reader, columns)
-
-
-def _csv_header(reader: Any) -> list[str]:
-    try:
-        header = next((row for row in reader if row), None)
-    except csv.Error as exc:
-        raise IngestError(f"the header row is not readable CSV: {exc}") from exc
-    if header is None:
-        raise IngestError("the file has no header row")
-    columns = [cell.strip() or f"column_{index}" for index, cell in enumerate(header, start=1)]
-    if any(_BAD_TEXT.search(column) for column in columns):
-        raise IngestError("the header row is not valid UTF-8")
-    repeated = sorted({column for column in columns if columns.count(column) > 1})
-    if repeated:
-        raise IngestError(f"the header names these columns more than once: {', '.join(repeated)}")
-    return columns
-
-
-def _csv_rows(reader: Any, columns: list[str]) -> Iterator[_Item]:
-    while True:
-        line = reader.line_num + 1  # a quoted cell may span lines: report where the row starts
-        try:
-            cells = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            yield RowError(line, "", f"not readable as CSV: {exc}")
-            continue
-        if not any(cells):
-            continue  # a blank line, or a spreadsheet's row of empty cells
-        if len(cells) != len(columns):
-            yield RowError(line, "", f"the row has {len(cells)} cells but the header has {len(columns)} columns")
-            continue
-        yield line, dict(zip(columns, cells, strict=True))
-
-
-def _jsonl_records(stream: io.TextIOWrapper) -> Iterator[_Item]:
-    limit = _row_char_limit()
-    line_number = 0
-    while line := stream.readline(limit + 1):
-        line_number += 1
-        if len(line.rstrip("\r\n")) > limit:
-            _skip_rest_of_line(stream, line, limit)
-            yield RowError(line_number, "", f"the line is longer than {limit} characters")
-            continue
-        if line.strip():
-            yield _jsonl_record(line_number, line)
-
-
-def _skip_rest_of_line(stream: io.TextIOWrapper, line: str, limit: int) -> None:
-    while line and not line.endswith(("\n", "\r")):
-        line = stream.readline(limit)
-
-
-def _jsonl_record(line_number: int, line: str) -> _Item:
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError) as exc:
-        return RowError(line_number, "", f"invalid JSON: {exc}")
-    if not isinstance(value, dict):
-        return RowError(line_number, "", "not a JSON object")
-    return line_number, value
-
-
-class _Utf8Reader:
-    """Bytes for ijson from the decoded text: UTF-16 becomes UTF-8, and an invalid byte becomes
-    the JSON escape of U+FDD0, so that only the object holding it is rejected (yajl would stop
-    the whole array at an invalid byte)."""
-
-    def __init__(self, stream: io.TextIOWrapper) -> None:
-        self.stream = stream
-
-    def read(self, size: int = -1) -> bytes:
-        text = self.stream.read(size)
-        return _SURROGATE.sub(lambda _: _INVALID_BYTE_JSON_ESCAPE, text).encode("utf-8")
-
-
-def _json_records(stream: io.TextIOWrapper) -> Iterator[_Item]:
-    index = 0
-    items = ijson.items(_Utf8Reader(stream), "item", use_float=True)
-    try:
-        for index, item in enumerate(items, start=1):
-            yield (index, item) if isinstance(item, dict) else RowError(index, "", "not a JSON object")
-    except (ijson.JSONError, UnicodeDecodeError) as exc:
-        raise IngestError(f"invalid JSON after item {index}: {_first_line(exc)}") from exc
-
-
-def _first_line(exc: Exception) -> str:
-    message = exc.args[0] if exc.args else str(exc)
-    if isinstance(message, bytes):
-        message = message.decode("utf-8", errors="replace")
-    return _displayable(str(message).strip().splitlines()[0] if str(message).strip() else type(exc).__name__)
-
-
-def _parquet_errors() -> tuple[type[Exception], ...]:
-    """What a corrupt Parquet file raises: Arrow's errors, I/O errors, and ValueError (among
-    them UnicodeDecodeError, for a column name or a string that is not UTF-8)."""
-    import pyarrow
-
-    return (pyarrow.ArrowException, OSError, ValueError)
-
-
-def _parquet_records(fileobj: IO[bytes]) -> tuple[list[str], Iterator[_Item]]:
-    # Imported here: pyarrow costs ~0.3 s and tens of MB, and most uploads are text.
-    import pyarrow.parquet as pq
-
-    fileobj.seek(0)
-    try:
-        # Without these, pyarrow reads ahead and its peak memory grows with the file: 100k rows
-        # of ~1 KB peaked at 200 MB and 400k rows at 300 MB, against 135 MB for both with them.
-        parquet = pq.ParquetFile(fileobj, pre_buffer=False, buffer_size=PARQUET_READ_BUFFER)
-    except _parquet_errors() as exc:
-        raise IngestError(f"the file is not a readable Parquet file: {_first_line(exc)}") from exc
-    return list(parquet.schema_arrow.names), _parquet_rows(parquet)
-
-
-def _parquet_rows(parquet: Any) -> Iterator[_Item]:
-    row = 0
-    try:
-        # One record batch at a time: memory holds a batch, not the file.
-        for batch in parquet.iter_batches(batch_size=BATCH_SIZE, use_threads=False):
-            for values in batch.to_pylist():
-                row += 1
-                yield row, values
-    except _parquet_errors() as exc:
-        raise IngestError(f"unreadable Parquet data after row {row}: {_first_line(exc)}") from exc
-
-
 # --- building interactions --------------------------------------------------------------------
 
 
 def _bad_text_reason(text: str) -> str | None:
-    match = _BAD_TEXT.search(text)
+    match = BAD_TEXT.search(text)
     if match is None:
         return None
     return "contains a NUL character" if match.group() == "\x00" else "not valid UTF-8"
-
-
-def _displayable(text: str) -> str:
-    return _BAD_TEXT.sub("\ufffd", text)
 
 
 def _shown(value: Any) -> str:
@@ -837,7 +526,7 @@ class _BatchWriter:
                     Interaction.objects.bulk_create([interaction])
                 self.result.accepted += 1
             except (IntegrityError, DataError) as exc:
-                self.result.reject(RowError(line, "", f"could not be stored: {_first_line(exc)}"))
+                self.result.reject(RowError(line, "", f"could not be stored: {first_line(exc)}"))
 
 
 # --- entry points -----------------------------------------------------------------------------
@@ -847,10 +536,10 @@ def preview_file(fileobj: IO[bytes], name: str, max_rows: int = 5) -> FilePrevie
     """Columns, the first rows and a suggested mapping. A bad file sets `error`; nothing raises."""
     preview = FilePreview()
     try:
-        _check_size(_file_size(fileobj))
-        head = _read_head(fileobj)
+        check_size(file_size(fileobj))
+        head = read_head(fileobj)
         preview.file_format = detect_format(name, head)
-        with _open_records(fileobj, preview.file_format, head) as (columns, items):
+        with open_records(fileobj, preview.file_format, head, BATCH_SIZE) as (columns, items):
             rows = _first_rows(items, max_rows)
         preview.columns = columns if columns is not None else _keys_in_order(rows)
         preview.sample_rows = [_for_display(row) for row in rows]
@@ -862,7 +551,7 @@ def preview_file(fileobj: IO[bytes], name: str, max_rows: int = 5) -> FilePrevie
     return preview
 
 
-def _first_rows(items: Iterator[_Item], max_rows: int) -> list[dict[str, Any]]:
+def _first_rows(items: Iterator[Item], max_rows: int) -> list[dict[str, Any]]:
     rows = []
     for item in itertools.islice(items, PREVIEW_SCAN_ROWS):
         if not isinstance(item, RowError):
@@ -879,9 +568,9 @@ def _keys_in_order(rows: list[dict[str, Any]]) -> list[str]:
 def _for_display(value: Any) -> Any:
     """Sample values safe to render and to store as JSON (invalid text shown as U+FFFD)."""
     if isinstance(value, str):
-        return _displayable(value)
+        return displayable(value)
     if isinstance(value, dict):
-        return {_displayable(str(k)): _for_display(v) for k, v in value.items()}
+        return {displayable(str(k)): _for_display(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_for_display(item) for item in value]
     return _json_scalar(value)
@@ -941,11 +630,11 @@ def read_interactions(
     Needs no database: the CLI scores files with it. `run` only sets the interactions' run id.
     """
     try:
-        _check_size(_file_size(fileobj))  # before reading a byte of content
-        head = _read_head(fileobj)
+        check_size(file_size(fileobj))  # before reading a byte of content
+        head = read_head(fileobj)
         result.file_format = detect_format(name, head)
         resolver = _MappingResolver(column_mapping)
-        with _open_records(fileobj, result.file_format, head) as (columns, items):
+        with open_records(fileobj, result.file_format, head, BATCH_SIZE) as (columns, items):
             _prepare_mapping(resolver, columns, result)
             yield from _build_items(items, resolver, _RowBuilder(run), result)
     except IngestError as exc:
@@ -970,7 +659,7 @@ def _prepare_mapping(resolver: _MappingResolver, columns: list[str] | None, resu
 
 
 def _build_items(
-    items: Iterator[_Item], resolver: _MappingResolver, builder: _RowBuilder, result: IngestResult
+    items: Iterator[Item], resolver: _MappingResolver, builder: _RowBuilder, result: IngestResult
 ) -> Iterator[tuple[int, Interaction]]:
     for item in items:
         if isinstance(item, RowError):
@@ -1021,7 +710,7 @@ def ingest_path(
     run, _ = Run.objects.get_or_create(project=project, name=run_name)
     upload = Upload(project=project, run=run, original_name=path.name[:255], created_by=user)
     try:
-        _check_size(size)
+        check_size(size)
     except IngestError as exc:
         upload.status = Upload.Status.FAILED
         upload.row_errors = [RowError(None, "", str(exc)).to_dict()]
