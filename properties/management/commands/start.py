@@ -55,6 +55,8 @@ class Command(BaseCommand):
             start_new_session=True,
         )
         self.stdout.write(self.style.SUCCESS(f"Evalsite is running at http://{bind}/  (Ctrl-C stops it)"))
+        # SIGTERM (a service manager, `timeout`) must stop the children too, not orphan them.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         try:
             while worker.poll() is None and web.poll() is None:
                 time.sleep(0.5)

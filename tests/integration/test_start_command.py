@@ -1,0 +1,83 @@
+"""`manage.py start`, the command behind `make run`: embedded defaults, demo scored, clean stop."""
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests import servers
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def wait_for(check, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = check()
+        if result:
+            return result
+        time.sleep(0.3)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_start_serves_the_app_scores_the_demo_and_stops_its_children(tmp_path):
+    port = servers.free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL")}
+    # Embedded defaults only: SQLite and the SQLAlchemy broker in the data folder. Cheap
+    # properties, so the demo needs no network and no models.
+    env.update(
+        EVALSITE_DATA_DIR=str(tmp_path), SECRET_KEY="start-test", EVALSITE_DEFAULT_PROPERTIES="word_count,sentiment"
+    )
+    log = tmp_path / "start.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "start", "--bind", f"127.0.0.1:{port}", "--concurrency", "1"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        password = wait_for(
+            lambda: re.search(r"Demo user: demo\s+password: (\S+)", log.read_text()), 120, "the demo password"
+        ).group(1)
+        page = wait_for(lambda: _get(f"http://127.0.0.1:{port}/accounts/login/"), 60, "the web server")
+        assert "Log in" in page.text
+
+        def job_status():
+            with sqlite3.connect(tmp_path / "evalsite.sqlite3") as db:
+                return db.execute("SELECT status, done, failed, total FROM properties_scoringjob").fetchone()
+
+        status = wait_for(lambda: (s := job_status()) and s[0] == "done" and s, 180, "the demo to be scored")
+        assert status == ("done", 60, 0, 60)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
+            client.get("/accounts/login/")
+            response = client.post(
+                "/accounts/login/",
+                data={"username": "demo", "password": password, "csrfmiddlewaretoken": client.cookies["csrftoken"]},
+                headers={"Referer": f"http://127.0.0.1:{port}/accounts/login/"},
+                follow_redirects=True,
+            )
+            assert "Demo: support assistant" in response.text
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+    assert _get(f"http://127.0.0.1:{port}/accounts/login/") is None, "the web server outlived the command"
+    leftovers = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert f"127.0.0.1:{port}" not in leftovers
+
+
+def _get(url: str):
+    try:
+        response = httpx.get(url, timeout=2)
+    except httpx.HTTPError:
+        return None
+    return response if response.status_code == 200 else None
