@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import json
+
 from django import forms
 
 from properties.models import Annotation, Project, Run
 from properties.rules import RulesError, parse_rules
 from properties.scorers import registry
+from properties.scorers.base import ScorerUnavailable
 
 # Interaction fields a file column can be mapped to, in the order the mapping step shows them.
 MAPPABLE_FIELDS = [
@@ -58,13 +61,40 @@ class ColumnMappingForm(forms.Form):
 
 
 class PropertySettingsForm(forms.Form):
+    """Which properties a project scores, and each one's configuration as JSON."""
+
     enabled = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, required=False)
+    configuration = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false", "class": "code"}),
+        help_text='A JSON object by property name, e.g. {"invalid_links": {"timeout": 3}}.',
+    )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["enabled"].choices = [
             (name, registry.display_name(cls)) for name, cls in registry.all_scorers().items()
         ]
+
+    def clean_configuration(self) -> dict:
+        text = self.cleaned_data["configuration"].strip() or "{}"
+        try:
+            config = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(f"not valid JSON: {exc}") from None
+        if not isinstance(config, dict) or not all(isinstance(v, dict) for v in config.values()):
+            raise forms.ValidationError("write a JSON object mapping property names to objects of options")
+        problems = []
+        for name, options in config.items():
+            try:
+                registry.get(name).from_dict(options)
+            except registry.RegistryError as exc:
+                problems.append(str(exc))
+            except (TypeError, ValueError, ScorerUnavailable) as exc:
+                problems.append(f"{name}: {exc}")
+        if problems:
+            raise forms.ValidationError(problems)
+        return config
 
 
 class AnnotationForm(forms.Form):

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -40,19 +42,34 @@ def project_list(request: HttpRequest) -> HttpResponse:
     return render(request, "properties/project_list.html", {"projects": projects, "form": form})
 
 
-def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def project_detail(request: HttpRequest, pk: int, settings_form: PropertySettingsForm | None = None) -> HttpResponse:
     project = _project_for(request, pk)
     runs = list(project.runs.all())
     summaries = comparison.summarize_runs(runs)
     addresses = sorted({address for summary in summaries for address in summary.stats})
+    initial = {"enabled": project.enabled_properties, "configuration": json.dumps(project.property_config, indent=2)}
     context = {
         "project": project,
         "summaries": summaries,
         "addresses": addresses,
-        "settings_form": PropertySettingsForm(initial={"enabled": project.enabled_properties}),
+        "settings_form": settings_form or PropertySettingsForm(initial=initial),
+        "catalogue": [(name, cls, registry.is_builtin(name)) for name, cls in registry.all_scorers().items()],
         "uploads": project.uploads.all()[:10],
     }
     return render(request, "properties/project_detail.html", context)
+
+
+@require_POST
+def project_properties(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for(request, pk)
+    form = PropertySettingsForm(request.POST)
+    if not form.is_valid():
+        return project_detail(request, pk, settings_form=form)
+    project.enabled_properties = form.cleaned_data["enabled"]
+    project.property_config = form.cleaned_data["configuration"]
+    project.save(update_fields=["enabled_properties", "property_config"])
+    messages.success(request, "Properties saved. Rescore a run to compute new or changed ones.")
+    return redirect("properties:project-detail", pk=project.pk)
 
 
 def project_rules(request: HttpRequest, pk: int) -> HttpResponse:
@@ -169,17 +186,6 @@ def compare_export(request: HttpRequest, pk: int, file_format: str) -> Streaming
         response = StreamingHttpResponse(stream, content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="compare-{runs[0].pk}-{runs[1].pk}.{file_format}"'
     return response
-
-
-@require_POST
-def project_properties(request: HttpRequest, pk: int) -> HttpResponse:
-    project = _project_for(request, pk)
-    form = PropertySettingsForm(request.POST)
-    if form.is_valid():
-        project.enabled_properties = form.cleaned_data["enabled"]
-        project.save(update_fields=["enabled_properties"])
-        messages.success(request, "Properties saved. Rescore a run to compute the new ones.")
-    return redirect("properties:project-detail", pk=project.pk)
 
 
 def upload_create(request: HttpRequest, pk: int) -> HttpResponse:

@@ -125,3 +125,22 @@ def test_project_page_lists_runs_with_score_and_means_and_pins(client_in, run):
     client_in.post(reverse("properties:run-pin", args=[run.pk]))
     run.refresh_from_db()
     assert run.pinned
+
+
+def test_property_settings_list_custom_scorers_and_validate_their_configuration(client_in, run):
+    url = reverse("properties:project-detail", args=[run.project.pk])
+    page = client_in.get(url).content.decode()
+    assert "slow_word_count" in page and "custom" in page and "built-in" in page
+    post = reverse("properties:project-properties", args=[run.project.pk])
+    bad = client_in.post(post, {"enabled": ["word_count"], "configuration": '{"slow_word_count": {"speed": 3}}'})
+    assert bad.status_code == 200
+    assert "slow_word_count: " in bad.content.decode() and "speed" in bad.content.decode()
+    unknown = client_in.post(post, {"enabled": ["word_count"], "configuration": '{"nope": {}}'})
+    assert "unknown property" in unknown.content.decode()
+    good = client_in.post(
+        post, {"enabled": ["word_count", "slow_word_count"], "configuration": '{"slow_word_count": {"seconds": 0.01}}'}
+    )
+    assert good.status_code == 302
+    run.project.refresh_from_db()
+    assert run.project.enabled_properties == ["word_count", "slow_word_count"]
+    assert run.project.property_config == {"slow_word_count": {"seconds": 0.01}}
