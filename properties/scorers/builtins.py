@@ -4,6 +4,7 @@ from properties.scorers import (  # noqa: F401
     compression,
     content_type,
     links,
+    llm_judges,
     readability,
     schema,
     sentiment,
