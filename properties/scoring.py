@@ -28,6 +28,11 @@ DEFAULT_PROPERTIES = [
     "valid_json",
     "valid_xml",
     "word_count",
+    "toxicity",
+    "fluency",
+    "formality",
+    "avoided_answer",
+    "pii_risk",
 ]
 # Interaction ids read per query while planning: keeps memory flat on runs of any size.
 PLAN_PAGE = 10_000

@@ -1,13 +1,18 @@
 """Imports every built-in scorer module so that each registers itself."""
 
 from properties.scorers import (  # noqa: F401
+    avoided_answer,
     compression,
     content_type,
+    fluency,
+    formality,
     links,
     llm_judges,
+    pii,
     readability,
     schema,
     sentiment,
     structured,
     text_stats,
+    toxicity,
 )

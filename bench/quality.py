@@ -1,0 +1,143 @@
+"""Quality of the model-backed properties on labelled files: ROC-AUC, balanced accuracy, speed.
+
+    .venv/bin/python -m bench.quality [FOLDER_OR_FILE ...] [--property NAME] [--batch-size 32]
+
+Scores every labelled file that an entry of `ENTRIES` names (default folder: ../shared/data/eval/)
+through the scorer API, and prints per file: rows, ROC-AUC, balanced accuracy at the property's
+documented threshold, items/s, the target and whether it is met. Files in the same format from any
+folder work: an entry matches a file by name. To add a property, add entries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.metrics import roc_auc
+from properties.scorers import registry
+from properties.scorers.base import Scorer, as_score
+
+DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "shared" / "data" / "eval"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """Which property a labelled file measures and how its rows map onto the scorer's inputs.
+
+    `candidate` is the row key scored (`text` for classification rows, `output` for pairs);
+    `input` the row key passed as the input; `positive` maps a row's label to 1 when the property
+    should be high for it (the default: label 1 means high).
+    """
+
+    pattern: str
+    prop: str
+    candidate: str = "text"
+    input: str | None = None
+    positive: Callable[[Any], int] = field(default=lambda label: int(label == 1))
+    target: float | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+ENTRIES = (
+    Entry("refusal_xstest*.jsonl", "avoided_answer", candidate="output", input="input", target=0.95),
+    Entry("refusal_*.jsonl", "avoided_answer", candidate="output", input="input"),
+    Entry("toxicity_davidson*.jsonl", "toxicity", target=0.95),
+    Entry("toxicity_hatecheck*.jsonl", "toxicity", target=0.85),
+    Entry("toxicity_*.jsonl", "toxicity"),
+    Entry("formality_pavlick*.jsonl", "formality", target=0.90),
+    Entry("formality_*.jsonl", "formality"),
+    Entry("fluency_cola*.jsonl", "fluency", target=0.80),
+    Entry("fluency_*.jsonl", "fluency"),
+    Entry("pii_presidio*.jsonl", "pii_risk", target=0.95),
+    Entry("pii_*.jsonl", "pii_risk"),
+)
+
+
+def entry_for(path: Path) -> Entry | None:
+    """The first entry whose pattern matches the file name (specific patterns come first)."""
+    return next((entry for entry in ENTRIES if fnmatch.fnmatch(path.name, entry.pattern)), None)
+
+
+def balanced_accuracy(labels: list[int], predicted: list[int]) -> float:
+    rates = []
+    for cls in (0, 1):
+        picked = [p for y, p in zip(labels, predicted, strict=True) if y == cls]
+        rates.append(sum(p == cls for p in picked) / len(picked) if picked else 0.0)
+    return sum(rates) / 2
+
+
+def evaluate(path: Path, entry: Entry, batch_size: int) -> dict[str, Any]:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    scorer: Scorer = registry.get(entry.prop).from_dict(entry.config)
+    scorer.current_field = "output" if entry.candidate == "output" else "input"
+    scorer.run_batch(["warm-up: load the model before the clock starts"])
+    started = time.perf_counter()
+    values: list[float | None] = []
+    for first in range(0, len(rows), batch_size):
+        batch = rows[first : first + batch_size]
+        results = scorer.run_batch(
+            [row[entry.candidate] for row in batch],
+            None,
+            [row[entry.input] for row in batch] if entry.input else None,
+        )
+        values.extend(as_score(result).value for result in results)
+    elapsed = time.perf_counter() - started
+    labels = [entry.positive(row["label"]) for row in rows]
+    # An item that could not be scored (an empty text) ranks lowest rather than being dropped.
+    scores = [value if value is not None else -1.0 for value in values]
+    threshold = getattr(scorer, "threshold", 0.5)
+    return {
+        "file": path.name,
+        "property": entry.prop,
+        "rows": len(rows),
+        "errors": sum(value is None for value in values),
+        "roc_auc": roc_auc(labels, scores),
+        "balanced_accuracy": balanced_accuracy(labels, [int(s >= threshold) for s in scores]),
+        "threshold": threshold,
+        "per_second": len(rows) / elapsed,
+        "target": entry.target,
+        "model": scorer.model_id(),
+    }
+
+
+def collect(paths: list[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
+    return files
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="*", type=Path, default=[DEFAULT_FOLDER])
+    parser.add_argument("--property", action="append", help="only these properties (repeatable)")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+    results = []
+    print(f"{'file':<36} {'property':<15} {'rows':>5} {'ROC-AUC':>8} {'bal.acc':>8} {'thr':>5} {'items/s':>8}  target")
+    for path in collect(args.paths):
+        entry = entry_for(path)
+        if entry is None or (args.property and entry.prop not in args.property):
+            continue
+        result = evaluate(path, entry, args.batch_size)
+        results.append(result)
+        target = result["target"]
+        verdict = "" if target is None else f">= {target:.2f} {'met' if result['roc_auc'] >= target else 'MISSED'}"
+        print(
+            f"{result['file']:<36} {result['property']:<15} {result['rows']:>5} {result['roc_auc']:>8.3f} "
+            f"{result['balanced_accuracy']:>8.3f} {result['threshold']:>5.2f} {result['per_second']:>8.1f}  {verdict}",
+            flush=True,
+        )
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

