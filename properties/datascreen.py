@@ -122,7 +122,7 @@ class ScreenQuery:
         return urlencode(pairs)
 
 
-def filtered_interactions(run: Run, query: ScreenQuery) -> QuerySet[Interaction] | SortedByValue:
+def filtered_interactions(run: Run, query: ScreenQuery) -> QuerySet[Interaction] | SortedByValue | MatchedIds:
     everything = run.interactions.all()
     interactions = everything
     for condition in query.conditions:
@@ -167,11 +167,11 @@ def _matching_ids(run: Run, condition: Condition) -> QuerySet:
 
 def _sorted(
     run: Run, interactions: QuerySet[Interaction], sort: str, filtered: bool
-) -> QuerySet[Interaction] | SortedByValue:
+) -> QuerySet[Interaction] | SortedByValue | MatchedIds:
     descending = sort.startswith("-")
     key = sort.lstrip("-")
     if not key:
-        return interactions.order_by("pk")
+        return MatchedIds(interactions.order_by("pk")) if filtered else interactions.order_by("pk")
     if key in SORTABLE_COLUMNS:
         column = SORTABLE_COLUMNS[key]
         return interactions.order_by(f"-{column}" if descending else column, "pk")
@@ -180,6 +180,39 @@ def _sorted(
     except FilterError:
         return interactions.order_by("pk")
     return SortedByValue(run, interactions.order_by("pk"), prop, field_name, descending, filtered)
+
+
+class MatchedIds:
+    """A filtered view for the Paginator that evaluates its filter once.
+
+    The Paginator counts, then slices: on a filtered query each would intersect the property
+    conditions again. Reading the matching ids once (an index-only query, 100k ints at most per
+    run page view) halves the work.
+    """
+
+    def __init__(self, interactions: QuerySet[Interaction]) -> None:
+        self.interactions = interactions
+        self._ids: list[int] | None = None
+
+    @property
+    def ids(self) -> list[int]:
+        if self._ids is None:
+            self._ids = list(self.interactions.values_list("pk", flat=True))
+        return self._ids
+
+    def count(self) -> int:
+        return len(self.ids)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self):
+        return iter(self[0 : self.count()])
+
+    def __getitem__(self, window: slice) -> list[Interaction]:
+        ids = self.ids[window]
+        found = self.interactions.model.objects.in_bulk(ids)
+        return [found[pk] for pk in ids if pk in found]
 
 
 class SortedByValue:
@@ -236,7 +269,7 @@ class SortedByValue:
         return [found[pk] for pk in ids if pk in found]
 
 
-def page_of(interactions: QuerySet[Interaction] | SortedByValue, number: str | int | None) -> Page:
+def page_of(interactions: QuerySet[Interaction] | SortedByValue | MatchedIds, number: str | int | None) -> Page:
     return Paginator(interactions, PAGE_SIZE).get_page(number)
 
 
