@@ -21,9 +21,6 @@ import json
 import os
 import random
 import resource
-import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +31,9 @@ from multiprocessing import get_context
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-POSTGRES_BIN_DIRS = [Path("/usr/local/bin"), Path("/usr/lib/postgresql/15/bin")]
+sys.path.insert(0, str(REPO))
+from tests import servers  # noqa: E402  (needs the repository on the path when run as a script)
+
 TARGET_ROWS_PER_S = 5_000
 TARGET_PEAK_RSS_MB = 400
 
@@ -133,46 +132,6 @@ def run_in_child(case: dict) -> dict:
         return pool.submit(run_case, case).result()
 
 
-def postgres_binaries() -> tuple[Path, Path] | None:
-    for directory in POSTGRES_BIN_DIRS:
-        if (directory / "initdb").exists() and (directory / "pg_ctl").exists():
-            return directory / "initdb", directory / "pg_ctl"
-    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
-    return (Path(initdb), Path(pg_ctl)) if initdb and pg_ctl else None
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@contextmanager
-def postgres_server() -> Iterator[str | None]:
-    """A throwaway server in a temp dir, or None when PostgreSQL is not installed."""
-    binaries = postgres_binaries()
-    if binaries is None:
-        yield None
-        return
-    initdb, pg_ctl = binaries
-    # initdb refuses to run as root: run the server as the postgres user, in a dir it owns.
-    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    base = Path(tempfile.mkdtemp(prefix="evalsite-bench-pg-"))
-    if as_postgres:
-        shutil.chown(base, user="postgres")
-    data, port = base / "data", free_port()
-    quiet = {"check": True, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1"
-    try:
-        subprocess.run([*as_postgres, initdb, "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"], **quiet)
-        subprocess.run([*as_postgres, pg_ctl, "-D", data, "-l", base / "log", "-w", "-o", options, "start"], **quiet)
-        yield f"postgres://postgres@127.0.0.1:{port}/postgres"
-    finally:
-        if (data / "postmaster.pid").exists():
-            subprocess.run([*as_postgres, pg_ctl, "-D", data, "-m", "fast", "-w", "stop"], **quiet)
-        shutil.rmtree(base, ignore_errors=True)
-
-
 def report(result: dict) -> None:
     verdict = "ok" if result["peak_rss_mb"] < TARGET_PEAK_RSS_MB else "OVER MEMORY TARGET"
     if result["label"].startswith("sqlite") and result["rows_per_s"] < TARGET_ROWS_PER_S:
@@ -224,8 +183,11 @@ def postgres_database(args: argparse.Namespace) -> Iterator[str | None]:
         yield None
     elif args.postgres_url:
         yield args.postgres_url
+    elif servers.binary_missing("initdb"):
+        yield None
     else:
-        with postgres_server() as url:
+        # The same throwaway server the tests start (tests/servers.py).
+        with servers.postgres_server() as url:
             yield url
 
 
