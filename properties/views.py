@@ -16,6 +16,7 @@ from properties import annotation, charts, comparison, datascreen, export, highl
 from properties.forms import AnnotationForm, ColumnMappingForm, ProjectForm, PropertySettingsForm, RulesForm, UploadForm
 from properties.models import Interaction, Membership, Project, Run, ScoringJob, Upload
 from properties.scorers import registry
+from properties.scorers.pii import default_risk_factors
 
 # Property columns the Data Screen shows before the user picks any.
 DEFAULT_VALUE_COLUMNS = 4
@@ -54,6 +55,7 @@ def project_detail(request: HttpRequest, pk: int, settings_form: PropertySetting
         "addresses": addresses,
         "settings_form": settings_form or PropertySettingsForm(initial=initial),
         "catalogue": [(name, cls, registry.is_builtin(name)) for name, cls in registry.all_scorers().items()],
+        "risk_factors": _risk_factors(project),
         "uploads": project.uploads.all()[:10],
     }
     return render(request, "properties/project_detail.html", context)
@@ -70,6 +72,15 @@ def project_properties(request: HttpRequest, pk: int) -> HttpResponse:
     project.save(update_fields=["enabled_properties", "property_config"])
     messages.success(request, "Properties saved. Rescore a run to compute new or changed ones.")
     return redirect("properties:project-detail", pk=project.pk)
+
+
+def _risk_factors(project: Project) -> list[tuple[str, str, float, str, bool]]:
+    """PII Risk's factor table as this project scores it: (type, name, risk, detected by, overridden)."""
+    overrides = project.config_for("pii_risk").get("risk_factors", {})
+    return [
+        (kind, row["name"], float(overrides.get(kind, row["risk"])), row.get("detected_by", ""), kind in overrides)
+        for kind, row in default_risk_factors().items()
+    ]
 
 
 def project_rules(request: HttpRequest, pk: int) -> HttpResponse:

@@ -144,3 +144,11 @@ def test_property_settings_list_custom_scorers_and_validate_their_configuration(
     run.project.refresh_from_db()
     assert run.project.enabled_properties == ["word_count", "slow_word_count"]
     assert run.project.property_config == {"slow_word_count": {"seconds": 0.01}}
+
+
+def test_project_page_shows_the_pii_risk_factors_with_the_projects_overrides(client_in, run):
+    run.project.property_config = {"pii_risk": {"risk_factors": {"email": 0.25}}}
+    run.project.save()
+    page = client_in.get(reverse("properties:project-detail", args=[run.project.pk])).content.decode()
+    assert "PII Risk factors" in page and "<code>credit_card</code>" in page
+    assert "0.25 (this project)" in page
