@@ -83,6 +83,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
 
+# API rate limits count in the cache: per process by default, shared through Redis when scaled out.
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
