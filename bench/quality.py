@@ -56,6 +56,8 @@ ENTRIES = (
     Entry("fluency_*.jsonl", "fluency"),
     Entry("pii_presidio*.jsonl", "pii_risk", target=0.95),
     Entry("pii_*.jsonl", "pii_risk"),
+    Entry("relevance_qnli*.jsonl", "relevance", candidate="output", input="input", target=0.90),
+    Entry("relevance_*.jsonl", "relevance", candidate="output", input="input"),
 )
 
 

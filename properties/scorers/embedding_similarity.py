@@ -1,0 +1,91 @@
+"""Embedding Similarity (Weave's EmbeddingSimilarityScorer): the cosine similarity of the output's
+and the expected output's sentence embeddings.
+
+Default encoder: the packaged all-MiniLM-L6-v2 int8 (`models.packaged_encoder`); `model=` takes a
+Hugging Face id or local folder of a sentence encoder instead. Long texts are embedded as the mean
+of their windows' embeddings (the shared runtime's windowing). As in Weave, `threshold` (default
+0.5) decides `is_similar`; the value is the similarity itself, -1 to 1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from properties.scorers import models
+from properties.scorers.base import Score, Scorer
+from properties.scorers.registry import builtin
+
+
+@builtin
+class EmbeddingSimilarity(Scorer):
+    display_name = "Embedding Similarity"
+    description = (
+        "Cosine similarity of the output's and the expected output's sentence embeddings (-1 to 1, in practice "
+        "0 to 1); `is_similar` when it reaches the threshold (default 0.5)."
+    )
+    fields = ("output",)
+    queue = "models"
+    version = "1"
+
+    def __init__(self, threshold: float = 0.5, model: str | None = None) -> None:
+        self.threshold = float(threshold)
+        self.model = model or None
+        if self.model and models.looks_local(self.model) and not Path(self.model).expanduser().exists():
+            raise models.unavailable(self.name(), self.model, "no such file or folder", models.override_fix())
+
+    @staticmethod
+    def name() -> str:
+        return "embedding_similarity"
+
+    @staticmethod
+    def requires_reference() -> bool:
+        return True
+
+    @staticmethod
+    def categories() -> list[str] | None:
+        return ["true", "false"]
+
+    def encoder(self) -> models.Encoder:
+        if self.model is None:
+            return models.packaged_encoder(self.name())
+        return models.user_encoder(self.name(), self.model)
+
+    def model_id(self) -> str:
+        if self.model is None:
+            return models.packaged_encoder_id(self.name())
+        return f"{self.model}@{models.model_digest(self.model)}"
+
+    def run_batch(
+        self,
+        candidate_batch: list[str],
+        reference_batch: list[str] | None = None,
+        input_text_batch: list[str] | None = None,
+        context_batch: list[Any] | None = None,
+    ) -> list[float | Score]:
+        outputs = [text if isinstance(text, str) else "" for text in candidate_batch]
+        references = [text if isinstance(text, str) else "" for text in (reference_batch or [""] * len(outputs))]
+        results: list[float | Score] = []
+        scored: list[int] = []
+        for i, (output, reference) in enumerate(zip(outputs, references, strict=True)):
+            if not reference.strip():
+                results.append(Score.failed("the expected output (reference) is empty"))
+            elif not output.strip():
+                results.append(Score.failed(f"the {self.current_field} is empty"))
+            else:
+                results.append(Score.failed("not scored"))
+                scored.append(i)
+        if not scored:
+            return results
+        # One encode call for both sides: batches fill better than two half-size calls.
+        vectors = self.encoder().encode([outputs[i] for i in scored] + [references[i] for i in scored])
+        left, right = vectors[: len(scored)], vectors[len(scored) :]
+        similarities = np.sum(left * right, axis=1)  # both sides are L2-normalised
+        for i, similarity in zip(scored, similarities, strict=True):
+            value = round(float(similarity), 4)
+            similar = value >= self.threshold
+            details = {"similarity_score": value, "is_similar": similar, "threshold": self.threshold}
+            results[i] = Score(value=value, label=str(similar).lower(), details=details)
+        return results

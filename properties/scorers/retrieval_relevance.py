@@ -1,0 +1,277 @@
+"""Retrieval Relevance: how relevant the retrieved documents (`information_retrieval`) are to the
+user's input, 0 to 1, with the most relevant chunks of each document as evidence.
+
+1. Each document is cut into chunks with character offsets: paragraphs (split at blank lines);
+   a paragraph longer than `MAX_CHUNK_CHARS` is cut at sentence ends (Punkt) into runs of
+   sentences up to that length. A chunk still longer than the cross-encoder's window is windowed
+   by the runtime and scored by its best window.
+2. Each chunk is scored against the input twice:
+   - semantic: the packaged ms-marco cross-encoder logit, calibrated to 0-1 by the Relevance
+     calibration (`artifacts/relevance.json`, the same question-vs-passage task);
+   - lexical: BM25 (k1=1.2, b=0.75) of the input's words over all chunks of the interaction,
+     divided by the interaction's highest BM25, so 0 to 1.
+3. chunk score = `SEMANTIC_WEIGHT` * semantic + (1 - `SEMANTIC_WEIGHT`) * lexical. The
+   cross-encoder carries the judgement; BM25 breaks near-ties towards chunks that share the
+   question's rare words (names, numbers) and is relative, so it never decides alone.
+4. document score = the max over its chunks (a document is as useful as its best passage);
+   interaction value = the mean over documents (the share of useful retrieval), with the max
+   also in `details`.
+
+Not tuned on labelled retrieval data (none is here): the weights are a documented default.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from properties.scorers import cross_encoder, models
+from properties.scorers.base import Score, Scorer, Span
+from properties.scorers.registry import builtin
+from properties.scorers.relevance import CALIBRATION, load_calibration
+
+MAX_CHUNK_CHARS = 800
+SEMANTIC_WEIGHT = 0.8
+TOP_CHUNKS = 2  # evidence spans per document
+BM25_K1 = 1.2
+BM25_B = 0.75
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_WORD = re.compile(r"\w+")
+# Function words that would make every chunk look lexically related to a question.
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "by",
+        "with",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "how",
+        "when",
+        "where",
+        "why",
+        "do",
+        "does",
+        "did",
+        "from",
+        "as",
+        "into",
+        "than",
+        "then",
+        "there",
+        "their",
+        "they",
+        "he",
+        "she",
+        "his",
+        "her",
+        "i",
+        "you",
+        "we",
+        "our",
+    ]
+)
+
+
+def chunk_document(text: str) -> list[tuple[int, int]]:
+    """(start, end) character ranges of a document's chunks, whitespace trimmed, in order."""
+    chunks: list[tuple[int, int]] = []
+    position = 0
+    for brk in [*_PARAGRAPH_BREAK.finditer(text), None]:
+        end = brk.start() if brk else len(text)
+        chunks.extend(_split_paragraph(text, position, end))
+        position = brk.end() if brk else len(text)
+    return chunks
+
+
+def _split_paragraph(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    start, end = _trim(text, start, end)
+    if start >= end:
+        return []
+    if end - start <= MAX_CHUNK_CHARS:
+        return [(start, end)]
+    out: list[tuple[int, int]] = []
+    first = last = start
+    for s_start, s_end in models.sentence_bounds(text[start:end]):
+        if last > first and start + s_end - first > MAX_CHUNK_CHARS:
+            out.append(_trim(text, first, last))
+            first = start + s_start
+        last = start + s_end
+    out.append(_trim(text, first, last))
+    return [chunk for chunk in out if chunk[0] < chunk[1]]
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _terms(text: str) -> list[str]:
+    return [word for word in _WORD.findall(text.lower()) if word not in _STOP]
+
+
+def bm25_scores(query: str, chunks: list[str]) -> np.ndarray:
+    """Okapi BM25 of the query over these chunks, the chunks being the whole collection."""
+    docs = [Counter(_terms(chunk)) for chunk in chunks]
+    if not docs:
+        return np.zeros(0)
+    lengths = np.array([sum(doc.values()) for doc in docs], dtype=np.float64)
+    average = max(float(lengths.mean()), 1.0)
+    scores = np.zeros(len(docs))
+    for term in set(_terms(query)):
+        frequency = sum(term in doc for doc in docs)
+        if not frequency:
+            continue
+        idf = math.log(1.0 + (len(docs) - frequency + 0.5) / (frequency + 0.5))
+        for i, doc in enumerate(docs):
+            tf = doc.get(term, 0)
+            if tf:
+                scores[i] += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[i] / average))
+    return scores
+
+
+def documents_of(context: Any) -> list[str]:
+    """The retrieved documents of one interaction as texts (a string, or a list of strings or of
+    records with the text under `content`, `text` or `page_content`)."""
+    if context is None:
+        return []
+    items = context if isinstance(context, list | tuple) else [context]
+    texts = []
+    for item in items:
+        if isinstance(item, dict):
+            item = next((item[key] for key in ("content", "text", "page_content") if key in item), json.dumps(item))
+        texts.append(item if isinstance(item, str) else str(item))
+    return texts
+
+
+@builtin
+class RetrievalRelevance(Scorer):
+    display_name = "Retrieval Relevance"
+    description = (
+        "How relevant the retrieved documents are to the input, 0 to 1: each document's best chunk by a "
+        "cross-encoder (80%) and BM25 (20%), averaged over documents. Evidence: each document's top chunks."
+    )
+    fields = ("interaction",)
+    queue = "models"
+    version = "1"
+
+    @staticmethod
+    def name() -> str:
+        return "retrieval_relevance"
+
+    @staticmethod
+    def requires_reference() -> bool:
+        return False
+
+    def model_id(self) -> str:
+        digest = models.weights_digest(CALIBRATION) if CALIBRATION.is_file() else "missing"
+        return f"{cross_encoder.packaged_reranker_id(self.name())}+relevance-calibration@{digest}"
+
+    def run_batch(
+        self,
+        candidate_batch: list[str],
+        reference_batch: list[str] | None = None,
+        input_text_batch: list[str] | None = None,
+        context_batch: list[Any] | None = None,
+    ) -> list[float | Score]:
+        count = len(candidate_batch)
+        inputs = [text if isinstance(text, str) else "" for text in (input_text_batch or [""] * count)]
+        contexts = [documents_of(context) for context in (context_batch or [None] * count)]
+        results: list[float | Score] = []
+        # Every chunk of every interaction in one list, so that the model runs in full batches.
+        queries: list[str] = []
+        passages: list[str] = []
+        where: list[tuple[int, int, int, int]] = []  # item, document, start, end
+        for item, (query, documents) in enumerate(zip(inputs, contexts, strict=True)):
+            chunks = [(d, s, e) for d, doc in enumerate(documents) for s, e in chunk_document(doc)]
+            if not query.strip():
+                results.append(Score.failed("the input is empty: retrieval relevance needs the user's input"))
+            elif not chunks:
+                results.append(Score.failed("no retrieved documents with text in information_retrieval"))
+            else:
+                results.append(Score.failed("not scored"))
+                for d, s, e in chunks:
+                    queries.append(query)
+                    passages.append(documents[d][s:e])
+                    where.append((item, d, s, e))
+        if not passages:
+            return results
+        model = cross_encoder.packaged_reranker(self.name())
+        logits, _, _ = model.best_windows(queries, passages)
+        semantic = load_calibration(self.name()).probability(logits)
+        for item in sorted({w[0] for w in where}):
+            rows = [row for row, w in enumerate(where) if w[0] == item]
+            lexical = bm25_scores(inputs[item], [passages[row] for row in rows])
+            lexical = lexical / lexical.max() if lexical.max() > 0 else lexical
+            chunk_scores = [
+                (where[row], float(semantic[row]), float(lex)) for row, lex in zip(rows, lexical, strict=True)
+            ]
+            results[item] = self._score(len(contexts[item]), chunk_scores)
+        return results
+
+    def _score(self, documents: int, chunks: list[tuple[tuple[int, int, int, int], float, float]]) -> Score:
+        per_document: list[dict[str, Any]] = []
+        spans: list[Span] = []
+        for index in range(documents):
+            mine = [
+                (SEMANTIC_WEIGHT * sem + (1 - SEMANTIC_WEIGHT) * lex, sem, lex, start, end)
+                for (_, d, start, end), sem, lex in chunks
+                if d == index
+            ]
+            if not mine:  # an empty document retrieves nothing useful
+                per_document.append({"index": index, "score": 0.0, "chunks": 0})
+                continue
+            mine.sort(key=lambda chunk: -chunk[0])
+            best = mine[0]
+            per_document.append(
+                {
+                    "index": index,
+                    "score": round(best[0], 4),
+                    "semantic": round(best[1], 4),
+                    "lexical": round(best[2], 4),
+                    "chunks": len(mine),
+                    "best_chunk": [best[3], best[4]],
+                }
+            )
+            for combined, sem, lex, start, end in mine[:TOP_CHUNKS]:
+                note = f"semantic {sem:.2f}, lexical {lex:.2f}"
+                spans.append(
+                    Span(f"information_retrieval[{index}]", start, end, "relevant chunk", round(combined, 4), note)
+                )
+        document_scores = [doc["score"] for doc in per_document]
+        details = {
+            "documents": per_document,
+            "max": round(max(document_scores), 4),
+            "formula": f"mean over documents of max over chunks of {SEMANTIC_WEIGHT} * semantic + "
+            f"{1 - SEMANTIC_WEIGHT:.1f} * lexical",
+        }
+        return Score(value=round(float(np.mean(document_scores)), 4), spans=spans, details=details)

@@ -1,0 +1,154 @@
+"""Relevance, Embedding Similarity and Retrieval Relevance on the packaged models (offline)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from properties.scorers import cross_encoder, models, registry
+from properties.scorers.base import Score, as_score
+from properties.scorers.embedding_similarity import EmbeddingSimilarity
+from properties.scorers.relevance import CALIBRATION, Relevance
+from properties.scorers.retrieval_relevance import RetrievalRelevance, bm25_scores, chunk_document
+
+QUESTION = "What is the capital of Germany?"
+BERLIN = "Berlin is the capital and largest city of Germany."
+PARIS = "Paris is the capital of France, famous for the Eiffel Tower and its cafés."
+
+
+@pytest.fixture(scope="session")
+def relevance() -> Relevance:
+    scorer = Relevance()
+    scorer.run_batch(["warm-up"], None, ["warm-up"])
+    return scorer
+
+
+@pytest.fixture(scope="session")
+def similarity() -> EmbeddingSimilarity:
+    scorer = EmbeddingSimilarity()
+    scorer.run_batch(["warm-up"], ["warm-up"])
+    return scorer
+
+
+@pytest.fixture(scope="session")
+def retrieval() -> RetrievalRelevance:
+    scorer = RetrievalRelevance()
+    scorer.current_field = "interaction"
+    scorer.run_batch([""], None, ["warm-up"], [["warm-up"]])
+    return scorer
+
+
+def values(results: list) -> list[Score]:
+    return [as_score(result) for result in results]
+
+
+def test_registered_from_the_builtins() -> None:
+    for name in ("relevance", "embedding_similarity", "retrieval_relevance"):
+        assert registry.get(name).name() == name
+
+
+def test_relevant_answer_high_and_paris_for_berlin_low(relevance: Relevance) -> None:
+    right, wrong = values(relevance.run_batch([BERLIN, PARIS], None, [QUESTION, QUESTION]))
+    assert right.value > 0.8 and wrong.value < 0.3 and right.value - wrong.value > 0.5
+    assert 0.0 <= wrong.value <= right.value <= 1.0
+    assert "logit" in right.details
+
+
+def test_relevance_long_output_takes_the_best_window(relevance: Relevance) -> None:
+    filler = "The weather report mentioned light rain over the coast and mild winds in the afternoon. " * 60
+    text = filler + BERLIN + " " + filler
+    off_topic = filler * 2
+    score, filler_only = values(relevance.run_batch([text, off_topic], None, [QUESTION, QUESTION]))
+    assert score.value > 0.6 > 0.2 > filler_only.value
+    (span,) = score.spans
+    assert BERLIN in text[span.start : span.end]
+    assert span.field == "output"
+
+
+def test_relevance_empty_input_or_output_fails_clearly(relevance: Relevance) -> None:
+    no_input, no_output = values(relevance.run_batch([BERLIN, "  "], None, ["", QUESTION]))
+    assert no_input.error and "input" in no_input.error
+    assert no_output.error and "empty" in no_output.error
+    (missing,) = values(relevance.run_batch([BERLIN]))
+    assert missing.error
+
+
+def test_relevance_offline_default_and_model_id(relevance: Relevance) -> None:
+    calibration = json.loads(CALIBRATION.read_text())
+    assert {"slope", "intercept", "model"} <= calibration.keys()
+    model_id = relevance.model_id()
+    assert model_id.startswith(cross_encoder.PACKAGED_RERANKER + "@")
+    assert calibration["model"] in model_id
+
+
+def test_similarity_paraphrase_high_unrelated_low(similarity: EmbeddingSimilarity) -> None:
+    reference = "The cat sat on the mat."
+    close, far = values(
+        similarity.run_batch(["A cat was sitting on the mat.", "Quarterly revenue rose by 4%."], [reference] * 2)
+    )
+    assert close.value > 0.7 > 0.3 > far.value
+    assert close.label == "true" and close.details == {
+        "similarity_score": close.value,
+        "is_similar": True,
+        "threshold": 0.5,
+    }
+    assert far.label == "false" and far.details["is_similar"] is False
+
+
+def test_similarity_threshold_and_empty_reference(similarity: EmbeddingSimilarity) -> None:
+    strict = EmbeddingSimilarity(threshold=0.99)
+    (score,) = values(strict.run_batch(["A cat was sitting on the mat."], ["The cat sat on the mat."]))
+    assert score.details["is_similar"] is False and score.label == "false"
+    empty, missing = values(similarity.run_batch(["text", "text"], ["", None]))
+    assert empty.error and "reference" in empty.error and missing.error
+    (no_refs,) = values(similarity.run_batch(["text"]))
+    assert no_refs.error
+    assert similarity.model_id().startswith(models.PACKAGED_ENCODER + "@")
+
+
+def test_similarity_long_text_beyond_the_window(similarity: EmbeddingSimilarity) -> None:
+    # ~1,200 tokens: several windows, mean-pooled into one embedding.
+    on_topic = "The cat sat on the mat and looked out of the window at the birds. " * 80
+    off_topic = "Quarterly revenue rose by four percent on strong cloud sales. " * 80
+    close, far = values(similarity.run_batch([on_topic, off_topic], ["A cat on a mat watches birds outside."] * 2))
+    assert close.ok and far.ok
+    assert close.value > far.value + 0.3
+
+
+def test_chunks_keep_offsets() -> None:
+    document = "First paragraph here.\n\nSecond paragraph. It has two sentences."
+    for start, end in chunk_document(document):
+        assert document[start:end].strip() == document[start:end]
+    assert [document[s:e] for s, e in chunk_document(document)] == [
+        "First paragraph here.",
+        "Second paragraph. It has two sentences.",
+    ]
+
+
+def test_bm25_prefers_the_matching_chunk() -> None:
+    scores = bm25_scores("capital of Germany", ["Berlin is the capital of Germany.", "Bananas are yellow."])
+    assert scores[0] > scores[1] == 0.0
+
+
+def test_retrieval_top_span_is_the_answering_paragraph(retrieval: RetrievalRelevance) -> None:
+    intro = "The city has a long history of trade along the river and many old churches."
+    answer = "Berlin has been the capital of reunified Germany since 1990."
+    document = f"{intro}\n\n{answer}\n\nThe zoo is one of the oldest in Europe."
+    unrelated = "Bananas are rich in potassium and grow in tropical climates."
+    (score,) = values(retrieval.run_batch([""], None, [QUESTION], [[document, unrelated]]))
+    assert score.ok
+    top = max((s for s in score.spans if s.field == "information_retrieval[0]"), key=lambda s: s.score)
+    assert document[top.start : top.end] == answer
+    per_document = score.details["documents"]
+    assert per_document[0]["score"] > per_document[1]["score"]
+    assert 0.0 <= score.value <= 1.0
+
+
+def test_retrieval_empty_context_or_input(retrieval: RetrievalRelevance) -> None:
+    no_docs, no_input, blank_docs = values(
+        retrieval.run_batch(["", "", ""], None, [QUESTION, "", QUESTION], [[], ["some text"], ["  "]])
+    )
+    assert no_docs.error and "information_retrieval" in no_docs.error
+    assert no_input.error and "input" in no_input.error
+    assert blank_docs.error
