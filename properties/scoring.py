@@ -33,6 +33,7 @@ DEFAULT_PROPERTIES = [
     "formality",
     "avoided_answer",
     "pii_risk",
+    "relevance",
 ]
 # Interaction ids read per query while planning: keeps memory flat on runs of any size.
 PLAN_PAGE = 10_000
