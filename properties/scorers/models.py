@@ -31,7 +31,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from properties.scorers.base import ScorerUnavailable
+from properties.scorers.base import Score, ScorerUnavailable
 
 T = TypeVar("T")
 
@@ -81,6 +81,15 @@ def clear_cache() -> None:
     """Forget loaded models (tests; a worker that must free memory)."""
     with _lock:
         _cache.clear()
+
+
+def split_empty(candidate_batch: list[Any], field: str) -> tuple[list[str], list[int], list[float | Score]]:
+    """The texts, the indexes of those worth a model call, and results where empty texts already
+    hold their error: an empty text costs no model time and never fails the batch."""
+    texts = [text if isinstance(text, str) else "" for text in candidate_batch]
+    scored = [i for i, text in enumerate(texts) if text.strip()]
+    results: list[float | Score] = [Score.failed(f"the {field} is empty") for _ in texts]
+    return texts, scored, results
 
 
 def weights_digest(path: str | Path) -> str:

@@ -89,9 +89,7 @@ class PIIRisk(Scorer):
         input_text_batch: list[str] | None = None,
         context_batch: list[Any] | None = None,
     ) -> list[float | Score]:
-        texts = [text if isinstance(text, str) else "" for text in candidate_batch]
-        scored = [i for i, text in enumerate(texts) if text.strip()]
-        results: list[float | Score] = [Score.failed(f"the {self.current_field} is empty") for _ in texts]
+        texts, scored, results = models.split_empty(candidate_batch, self.current_field)
         if not scored:
             return results
         found = self.ner().entities([texts[i] for i in scored])
