@@ -16,6 +16,7 @@ from properties.models import ApiToken
 from tests.factories import UserFactory
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+README = DOCS.parent / "README.md"
 FENCE = re.compile(r"```(\w+)\n(.*?)```", re.DOTALL)
 
 
@@ -61,10 +62,9 @@ def test_rest_api_examples(live_server, eager_celery):
     run_python_blocks("rest-api.md", {"__name__": "docs", "BASE_URL": live_server.url, "TOKEN": token})
 
 
-def test_cli_examples(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    run_python_blocks("cli.md", {"__name__": "docs"})
-    for language, text in blocks("cli.md"):
+def run_console_blocks(path: Path) -> None:
+    """Run each `$ evalsite ...` line; a trailing "# exits N" comment names its exit code."""
+    for language, text in FENCE.findall(path.read_text()):
         if language != "console":
             continue
         for line in text.splitlines():
@@ -73,4 +73,22 @@ def test_cli_examples(tmp_path, monkeypatch, capsys):
             args = shlex.split(command)
             assert args[0] == "evalsite"
             assert main([*args[1:], "--quiet"]) == expected, line
+
+
+def test_cli_examples(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    run_python_blocks("cli.md", {"__name__": "docs"})
+    run_console_blocks(DOCS / "cli.md")
+    assert (tmp_path / "results.jsonl").read_text().count("\n") == 2
+
+
+def test_readme_examples(tmp_path, monkeypatch):
+    """The README's own snippets: the Python imports, and the CLI on a small file of answers."""
+    monkeypatch.chdir(tmp_path)
+    python = next(code for language, code in FENCE.findall(README.read_text()) if language == "python")
+    exec(compile(python, "README python block", "exec"), {"__name__": "docs"})
+    (tmp_path / "answers.csv").write_text(
+        "question,answer\nWhat is the capital of France?,Paris is the capital.\nSay hi.,Hi there. How are you?\n"
+    )
+    run_console_blocks(README)
     assert (tmp_path / "results.jsonl").read_text().count("\n") == 2
