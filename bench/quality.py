@@ -21,7 +21,7 @@ from typing import Any
 
 from bench.metrics import roc_auc
 from properties.scorers import registry
-from properties.scorers.base import Scorer, as_score
+from properties.scorers.base import Scorer, as_score, full_context
 
 DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "shared" / "data" / "eval"
 
@@ -31,7 +31,9 @@ class Entry:
     """Which property a labelled file measures and how its rows map onto the scorer's inputs.
 
     `candidate` is the row key scored (`text` for classification rows, `output` for pairs);
-    `input` the row key passed as the input; `positive` maps a row's label to 1 when the property
+    `input` the row key passed as the input; `context` the row key passed as the retrieved
+    documents (for a `uses_full_context` scorer, as the information_retrieval of its record);
+    `reference` the row key passed as the expected output; `positive` maps a row's label to 1 when the property
     should be high for it (the default: label 1 means high).
     """
 
@@ -39,6 +41,8 @@ class Entry:
     prop: str
     candidate: str = "text"
     input: str | None = None
+    context: str | None = None
+    reference: str | None = None
     positive: Callable[[Any], int] = field(default=lambda label: int(label == 1))
     target: float | None = None
     config: dict[str, Any] = field(default_factory=dict)
@@ -85,8 +89,9 @@ def evaluate(path: Path, entry: Entry, batch_size: int) -> dict[str, Any]:
         batch = rows[first : first + batch_size]
         results = scorer.run_batch(
             [row[entry.candidate] for row in batch],
-            None,
+            [row[entry.reference] for row in batch] if entry.reference else None,
             [row[entry.input] for row in batch] if entry.input else None,
+            [context_for(scorer, row[entry.context]) for row in batch] if entry.context else None,
         )
         values.extend(as_score(result).value for result in results)
     elapsed = time.perf_counter() - started
@@ -106,6 +111,10 @@ def evaluate(path: Path, entry: Entry, batch_size: int) -> dict[str, Any]:
         "target": entry.target,
         "model": scorer.model_id(),
     }
+
+
+def context_for(scorer: Scorer, documents: Any) -> Any:
+    return full_context(documents) if scorer.uses_full_context else documents
 
 
 def collect(paths: list[Path]) -> list[Path]:

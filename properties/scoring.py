@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from billiard.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -14,7 +15,7 @@ from django.utils import timezone
 
 from properties.models import Interaction, Project, PropertyValue, Run, ScoringChunk, ScoringJob
 from properties.scorers import registry
-from properties.scorers.base import Score, Scorer, ScorerUnavailable, as_score
+from properties.scorers.base import Score, Scorer, ScorerUnavailable, as_score, full_context
 
 logger = logging.getLogger(__name__)
 
@@ -181,11 +182,17 @@ def _run_batch(scorer: Scorer, field: str, interactions: list[Interaction]) -> l
         [interaction.field_text(field) for interaction in interactions],
         [interaction.expected_output for interaction in interactions],
         [interaction.input for interaction in interactions],
-        [interaction.information_retrieval for interaction in interactions],
+        [context_of(scorer, interaction) for interaction in interactions],
     )
     if len(raw) != len(interactions):
         raise ValueError(f"{scorer.name()} returned {len(raw)} results for {len(interactions)} items")
     return [as_score(result) for result in raw]
+
+
+def context_of(scorer: Scorer, interaction: Interaction) -> Any:
+    if scorer.uses_full_context:
+        return full_context(interaction.information_retrieval, interaction.full_prompt, interaction.history)
+    return interaction.information_retrieval
 
 
 def store_values(run_id: int, setup: ScorerSetup, results: dict[tuple[int, str], Score]) -> None:

@@ -73,6 +73,15 @@ def as_score(result: float | int | bool | str | Score | None) -> Score:
     return Score(label=str(result))
 
 
+def full_context(information_retrieval: Any = None, full_prompt: str = "", history: str = "") -> dict[str, Any]:
+    """What a `uses_full_context` scorer gets per item in `context_batch`."""
+    return {
+        "information_retrieval": information_retrieval or [],
+        "full_prompt": full_prompt or "",
+        "history": history or "",
+    }
+
+
 class ScorerUnavailable(Exception):
     """A scorer cannot run at all here (a model that cannot load, a missing dependency)."""
 
@@ -86,6 +95,10 @@ class Scorer(ABC):
     fields: ClassVar[tuple[str, ...]] = ("output",)
     queue: ClassVar[str] = "cpu"
     version: ClassVar[str] = "1"
+    # False: `context_batch` holds each interaction's retrieved documents (Bench's contract).
+    # True: it holds `full_context()` records, for properties that judge against everything
+    # the model was given (input aside, which comes as `input_text_batch`).
+    uses_full_context: ClassVar[bool] = False
     _current_field: str = "output"
 
     @staticmethod
