@@ -1,0 +1,181 @@
+"""Context Relevancy (Weave's ContextRelevancyScorer, on a local model): how relevant the retrieved
+context (`information_retrieval`) is to the question, 0 to 1, with the relevant chunks as evidence.
+
+1. The documents are cut into chunks with offsets by Retrieval Relevance's `chunk_document`
+   (paragraphs, long ones at sentence ends) after `documents_of` has read them.
+2. Each chunk is scored against the input by the packaged ms-marco cross-encoder, calibrated to
+   the probability that the passage answers the question (the Relevance calibration). BM25 is not
+   mixed in as Retrieval Relevance does: normalised by the interaction's best chunk, it gives some
+   chunk full marks even when nothing is relevant, and this value must be absolute.
+3. Weave's question is "how relevant is the context to the question"; its judge prompt
+   (`llm_context_relevancy`) gives 1 to context that holds what is needed and nothing
+   off-topic. The value follows both halves, equally weighted:
+
+       relevancy_score = 0.5 * best + 0.5 * share
+
+   `best` is the best chunk's probability (is the answer there at all), `share` the relevant
+   share of the context's text: sum(len(chunk) * p(chunk)) / sum(len(chunk)), so that off-topic
+   text dilutes it by its length. Irrelevant context scores near 0; one answering paragraph among
+   as much off-topic text about 0.75; context that is all on point near 1.
+
+Details carry the LLM version's keys (`relevancy_score`, `reasoning`, here a sentence generated
+from the figures) and the chunks read as relevant (`relevant_chunks`, like Weave's spans).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from properties.scorers import cross_encoder, models
+from properties.scorers.base import Score, Scorer, Span
+from properties.scorers.registry import builtin
+from properties.scorers.relevance import CALIBRATION, load_calibration
+from properties.scorers.retrieval_relevance import chunk_document, documents_of
+
+# Weights of the best chunk and of the relevant share (see the module docstring): equal, since
+# Weave's judge asks for both "everything needed" and "nothing off-topic".
+BEST_WEIGHT = 0.5
+# A chunk reads as relevant at the calibrated probability where Relevance reads an answer as
+# relevant (0.5); below it a chunk is left out of the evidence.
+RELEVANT = 0.5
+MAX_SPANS = 5
+# Chunk texts in details are cut to this many characters (the span holds the exact range).
+DETAIL_TEXT_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Chunk:
+    document: int
+    start: int
+    end: int
+    probability: float
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+
+def relevancy(chunks: list[Chunk]) -> tuple[float, float, Chunk]:
+    """(relevancy_score, relevant share of the text, best chunk) of one interaction's chunks."""
+    best = max(chunks, key=lambda chunk: chunk.probability)
+    total = sum(chunk.length for chunk in chunks)
+    share = sum(chunk.length * chunk.probability for chunk in chunks) / max(total, 1)
+    return BEST_WEIGHT * best.probability + (1 - BEST_WEIGHT) * share, share, best
+
+
+@builtin
+class ContextRelevancy(Scorer):
+    display_name = "Context Relevancy"
+    description = (
+        "Weave's ContextRelevancy on a local model: how relevant the retrieved context is to the question, 0 to 1 "
+        "(half the best chunk's calibrated cross-encoder relevance, half the relevant share of the context's text). "
+        "Evidence: the relevant chunks."
+    )
+    fields = ("interaction",)
+    queue = "models"
+    version = "1"
+    threshold = 0.5
+
+    @staticmethod
+    def name() -> str:
+        return "context_relevancy"
+
+    @staticmethod
+    def requires_reference() -> bool:
+        return False
+
+    def model_id(self) -> str:
+        digest = models.weights_digest(CALIBRATION) if CALIBRATION.is_file() else "missing"
+        return f"{cross_encoder.packaged_reranker_id(self.name())}+relevance-calibration@{digest}"
+
+    def run_batch(
+        self,
+        candidate_batch: list[str],
+        reference_batch: list[str] | None = None,
+        input_text_batch: list[str] | None = None,
+        context_batch: list[Any] | None = None,
+    ) -> list[float | Score]:
+        count = len(candidate_batch)
+        inputs = [text if isinstance(text, str) else "" for text in (input_text_batch or [""] * count)]
+        contexts = [documents_of(context) for context in (context_batch or [None] * count)]
+        results: list[float | Score] = []
+        # Every chunk of every interaction in one list, so that the model runs in full batches.
+        queries: list[str] = []
+        passages: list[str] = []
+        where: list[tuple[int, int, int, int]] = []  # item, document, start, end
+        for item, (query, documents) in enumerate(zip(inputs, contexts, strict=True)):
+            chunks = [(d, s, e) for d, doc in enumerate(documents) for s, e in chunk_document(doc)]
+            if not chunks:
+                results.append(
+                    Score.failed(
+                        "the context is empty: context relevancy needs retrieved documents with text in "
+                        "information_retrieval"
+                    )
+                )
+            elif not query.strip():
+                results.append(Score.failed("the input is empty: context relevancy needs the user's question"))
+            else:
+                results.append(Score.failed("not scored"))
+                for d, s, e in chunks:
+                    queries.append(query)
+                    passages.append(documents[d][s:e])
+                    where.append((item, d, s, e))
+        if not passages:
+            return results
+        logits, _, _ = cross_encoder.packaged_reranker(self.name()).best_windows(queries, passages)
+        probabilities = load_calibration(self.name()).probability(logits)
+        per_item: dict[int, list[Chunk]] = {}
+        for (item, d, s, e), p in zip(where, probabilities, strict=True):
+            per_item.setdefault(item, []).append(Chunk(d, s, e, float(p)))
+        for item, chunks in per_item.items():
+            results[item] = self._score(contexts[item], chunks)
+        return results
+
+    def _score(self, documents: list[str], chunks: list[Chunk]) -> Score:
+        value, share, best = relevancy(chunks)
+        relevant = sorted((c for c in chunks if c.probability >= RELEVANT), key=lambda c: -c.probability)
+        evidence = relevant[:MAX_SPANS] or [best]
+        spans = [
+            Span(
+                f"information_retrieval[{chunk.document}]",
+                chunk.start,
+                chunk.end,
+                "relevant chunk" if chunk.probability >= RELEVANT else "closest chunk",
+                round(chunk.probability, 4),
+            )
+            for chunk in evidence
+        ]
+        details = {
+            "relevancy_score": round(value, 4),
+            "reasoning": _reasoning(chunks, relevant, share, best),
+            "relevant_chunks": [
+                {
+                    "document": chunk.document,
+                    "start": chunk.start,
+                    "end": chunk.end,
+                    "score": round(chunk.probability, 4),
+                    "text": documents[chunk.document][chunk.start : chunk.end][:DETAIL_TEXT_CHARS],
+                }
+                for chunk in relevant
+            ],
+            "best_chunk_score": round(best.probability, 4),
+            "relevant_share": round(share, 4),
+            "chunks": len(chunks),
+            "formula": f"{BEST_WEIGHT} * best chunk + {1 - BEST_WEIGHT} * relevant share of the context's text",
+        }
+        return Score(value=round(value, 4), spans=spans, details=details)
+
+
+def _reasoning(chunks: list[Chunk], relevant: list[Chunk], share: float, best: Chunk) -> str:
+    where = f"document {best.document}, characters {best.start}-{best.end}"
+    if not relevant:
+        return (
+            f"No chunk of the context ({len(chunks)} in all) reads as relevant to the question; the closest "
+            f"({where}) scores {best.probability:.2f}."
+        )
+    return (
+        f"{len(relevant)} of {len(chunks)} chunks read as relevant to the question; weighted by relevance, "
+        f"relevant text makes up {share:.0%} of the context. The most relevant chunk ({where}) scores "
+        f"{best.probability:.2f}."
+    )
