@@ -62,12 +62,70 @@ ENTRIES = (
     Entry("pii_*.jsonl", "pii_risk"),
     Entry("relevance_qnli*.jsonl", "relevance", candidate="output", input="input", target=0.90),
     Entry("relevance_*.jsonl", "relevance", candidate="output", input="input"),
+    # Hallucination files: label 1 = not grounded, so grounded (high values) is label 0.
+    Entry(
+        "hallucination_halueval_qa*.jsonl",
+        "grounded_in_context",
+        candidate="output",
+        input="input",
+        context="context",
+        positive=lambda label: int(label == 0),
+        target=0.85,
+    ),
+    Entry(
+        "hallucination_qags*.jsonl",
+        "grounded_in_context",
+        candidate="output",
+        input="input",
+        context="context",
+        positive=lambda label: int(label == 0),
+        target=0.75,
+    ),
+    Entry(
+        "hallucination_faithbench*.jsonl",
+        "grounded_in_context",
+        candidate="output",
+        input="input",
+        context="context",
+        positive=lambda label: int(label == 0),
+        target=0.65,
+    ),
+    Entry(
+        "hallucination_*.jsonl",
+        "grounded_in_context",
+        candidate="output",
+        input="input",
+        context="context",
+        positive=lambda label: int(label == 0),
+    ),
+    # Summary files: label 1 = a good summary (relevance / informativeness); input is the instruction,
+    # context the article.
+    Entry("summary_summeval*.jsonl", "coverage", candidate="output", input="input", context="context", target=0.70),
+    Entry("summary_newsroom*.jsonl", "coverage", candidate="output", input="input", context="context", target=0.70),
+    Entry("summary_*.jsonl", "coverage", candidate="output", input="input", context="context"),
+    Entry("summary_*.jsonl", "summarization", candidate="output", input="input", context="context"),
+    Entry("summary_*.jsonl", "context_entity_recall", candidate="output", input="input", context="context"),
+    # Proxies without a target (no labelled set exists for these): an answer that complies
+    # carries more information than a refusal; the QNLI sentence as the only retrieved document.
+    Entry(
+        "refusal_*.jsonl",
+        "information_density",
+        candidate="output",
+        input="input",
+        positive=lambda label: int(label == 0),
+    ),
+    Entry("relevance_qnli*.jsonl", "context_relevancy", candidate="output", input="input", context="output"),
 )
 
 
-def entry_for(path: Path) -> Entry | None:
-    """The first entry whose pattern matches the file name (specific patterns come first)."""
-    return next((entry for entry in ENTRIES if fnmatch.fnmatch(path.name, entry.pattern)), None)
+def entries_for(path: Path) -> list[Entry]:
+    """Per property, the first entry whose pattern matches the file name (specific patterns come
+    first), so that one file can measure several properties."""
+    chosen: dict[str, Entry] = {}
+    for entry in ENTRIES:
+        if entry.prop not in chosen and fnmatch.fnmatch(path.name, entry.pattern):
+            chosen[entry.prop] = entry
+    return list(chosen.values())
 
 
 def balanced_accuracy(labels: list[int], predicted: list[int]) -> float:
@@ -124,6 +182,17 @@ def collect(paths: list[Path]) -> list[Path]:
     return files
 
 
+def report(result: dict[str, Any]) -> dict[str, Any]:
+    target = result["target"]
+    verdict = "" if target is None else f">= {target:.2f} {'met' if result['roc_auc'] >= target else 'MISSED'}"
+    print(
+        f"{result['file']:<36} {result['property']:<22} {result['rows']:>5} {result['roc_auc']:>8.3f} "
+        f"{result['balanced_accuracy']:>8.3f} {result['threshold']:>5.2f} {result['per_second']:>8.1f}  {verdict}",
+        flush=True,
+    )
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="*", type=Path, default=[DEFAULT_FOLDER])
@@ -132,20 +201,11 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
     results = []
-    print(f"{'file':<36} {'property':<15} {'rows':>5} {'ROC-AUC':>8} {'bal.acc':>8} {'thr':>5} {'items/s':>8}  target")
+    print(f"{'file':<36} {'property':<22} {'rows':>5} {'ROC-AUC':>8} {'bal.acc':>8} {'thr':>5} {'items/s':>8}  target")
     for path in collect(args.paths):
-        entry = entry_for(path)
-        if entry is None or (args.property and entry.prop not in args.property):
-            continue
-        result = evaluate(path, entry, args.batch_size)
-        results.append(result)
-        target = result["target"]
-        verdict = "" if target is None else f">= {target:.2f} {'met' if result['roc_auc'] >= target else 'MISSED'}"
-        print(
-            f"{result['file']:<36} {result['property']:<15} {result['rows']:>5} {result['roc_auc']:>8.3f} "
-            f"{result['balanced_accuracy']:>8.3f} {result['threshold']:>5.2f} {result['per_second']:>8.1f}  {verdict}",
-            flush=True,
-        )
+        for entry in entries_for(path):
+            if not args.property or entry.prop in args.property:
+                results.append(report(evaluate(path, entry, args.batch_size)))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 
