@@ -1,13 +1,15 @@
 from __future__ import annotations
 
 import json
+import re
 
 from django import forms
 
-from properties.models import Annotation, Project, Run
+from properties.models import Annotation, Project, PromptProperty, Run
 from properties.rules import RulesError, parse_rules
 from properties.scorers import registry
 from properties.scorers.base import ScorerUnavailable
+from properties.scorers.llm_prompt_property import check_output_type, check_template
 
 # Interaction fields a file column can be mapped to, in the order the mapping step shows them.
 MAPPABLE_FIELDS = [
@@ -70,11 +72,13 @@ class PropertySettingsForm(forms.Form):
         help_text='A JSON object by property name, e.g. {"invalid_links": {"timeout": 3}}.',
     )
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, project: Project | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["enabled"].choices = [
             (name, registry.display_name(cls)) for name, cls in registry.all_scorers().items()
         ]
+        if project is not None:
+            self.fields["enabled"].choices += [(p.property_name, p.name) for p in project.prompt_properties.all()]
 
     def clean_configuration(self) -> dict:
         text = self.cleaned_data["configuration"].strip() or "{}"
@@ -112,3 +116,105 @@ class RulesForm(forms.Form):
         except RulesError as exc:
             raise forms.ValidationError(exc.problems) from None
         return text
+
+
+class PromptPropertyForm(forms.ModelForm):
+    """A prompt property; the key field is write-only: left blank, the stored key is kept."""
+
+    categories = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="For a category property: one category per line.",
+    )
+    api_key = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+        help_text="Optional; stored for this property and never shown back. Left blank, the current key is kept.",
+    )
+    clear_api_key = forms.BooleanField(required=False, label="Forget the stored key")
+
+    class Meta:
+        model = PromptProperty
+        fields = [
+            "name",
+            "template",
+            "output_type",
+            "categories",
+            "model_id",
+            "base_url",
+            "api_key_variable",
+            "api_key",
+            "max_calls",
+            "max_tokens",
+        ]
+        widgets = {
+            "template": forms.Textarea(attrs={"rows": 8, "spellcheck": "false", "class": "code"}),
+            "output_type": forms.RadioSelect,
+        }
+        help_texts = {
+            "template": "The instructions, reading the interaction through {input}, {output}, "
+            "{information_retrieval} and {expected_output}.",
+            "model_id": 'litellm\'s provider/model, e.g. "openai/gpt-4o-mini" or "ollama/llama3.1".',
+            "base_url": "For Ollama (http://127.0.0.1:11434) or an OpenAI-compatible server (http://host:8000/v1).",
+            "api_key_variable": "An environment variable of the workers holding the key, e.g. OPENAI_API_KEY.",
+            "max_calls": "The most calls one run may make for this property (retries count); blank: no limit.",
+            "max_tokens": "The most tokens one run may use for this property; blank: no limit.",
+        }
+
+    def __init__(self, *args, project: Project, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.project = project
+        if self.instance.pk:
+            self.initial["categories"] = "\n".join(self.instance.categories)
+
+    def clean_template(self) -> str:
+        template = self.cleaned_data["template"]
+        try:
+            check_template(template)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return template
+
+    def clean_categories(self) -> list[str]:
+        return [line.strip() for line in self.cleaned_data["categories"].splitlines() if line.strip()]
+
+    def clean_api_key(self) -> str:
+        return self.cleaned_data["api_key"].strip() or self.instance.api_key
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        if self.instance.pk:
+            return name
+        property_name = prompt_property_name(name)
+        if property_name == PromptProperty.PREFIX:
+            raise forms.ValidationError("the name needs at least one letter or digit")
+        if property_name in registry.all_scorers():
+            raise forms.ValidationError(f"{property_name!r} is already a registered property's name")
+        if self.project.prompt_properties.filter(property_name=property_name).exists():
+            raise forms.ValidationError(f"this project already has a prompt property {property_name!r}")
+        return name
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if cleaned.get("clear_api_key"):
+            cleaned["api_key"] = ""
+        if "output_type" in cleaned and "categories" in cleaned:
+            try:
+                check_output_type(cleaned["output_type"], cleaned["categories"])
+            except ValueError as exc:
+                self.add_error("categories", str(exc))
+        return cleaned
+
+    def save(self, commit: bool = True) -> PromptProperty:
+        prompt = super().save(commit=False)
+        prompt.project = self.project
+        if not prompt.property_name:
+            prompt.property_name = prompt_property_name(prompt.name)
+        if commit:
+            prompt.save()
+        return prompt
+
+
+def prompt_property_name(name: str) -> str:
+    """`Polite tone` -> `prompt_polite_tone`: a name the filters, rules and API accept."""
+    return PromptProperty.PREFIX + "_".join(re.findall(r"[a-z0-9]+", name.lower()))[:80]

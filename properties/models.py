@@ -1,12 +1,21 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from django.conf import settings
-from django.db import models
-from django.db.models import F, Q
+from django.db import connections, models
+from django.db.models import F, Q, Sum
 from django.utils import timezone
+
+from properties.scorers.base import Score, as_score
+from properties.scorers.llm import MAX_MALFORMED_RETRIES, Budget, BudgetExhausted
+from properties.scorers.llm_prompt_property import PromptJudge
 
 
 class ProjectQuerySet(models.QuerySet):
@@ -389,3 +398,193 @@ class TestSuite(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class PromptProperty(models.Model):
+    """A property a user wrote as a prompt; scored as `prompt_<slug>` on the `llm` queue like any other.
+
+    The key is never shown back in full nor stored with values: it comes from `api_key_variable` (an
+    environment variable of the worker), from `api_key` (this property's own, write-only in the form),
+    or, with neither, from the provider's usual variable (OPENAI_API_KEY, ...), as litellm reads it.
+    """
+
+    PREFIX = "prompt_"
+    PREVIEW_ITEMS = 5
+    # A preview runs inside a web request: short requests, and a limit on the whole batch.
+    PREVIEW_TIMEOUT_S = 20.0
+    PREVIEW_DEADLINE_S = 30.0
+
+    class OutputType(models.TextChoices):
+        SCORE = "score", "Score from 0 to 1"
+        CATEGORY = "category", "Category from a list"
+        BOOLEAN = "boolean", "True or false"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="prompt_properties")
+    name = models.CharField(max_length=100)
+    # Fixed at creation: stored values are addressed by it.
+    property_name = models.CharField(max_length=100)
+    template = models.TextField()
+    model_id = models.CharField(max_length=200)
+    base_url = models.CharField(max_length=500, blank=True)
+    api_key_variable = models.CharField(max_length=100, blank=True)
+    api_key = models.CharField(max_length=500, blank=True)
+    output_type = models.CharField(max_length=10, choices=OutputType.choices, default=OutputType.SCORE)
+    categories = models.JSONField(default=list, blank=True)
+    # The run's budget for this property; null is no limit.
+    max_calls = models.PositiveIntegerField(null=True, blank=True)
+    max_tokens = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name", "pk"]
+        constraints = [models.UniqueConstraint(fields=["project", "property_name"], name="unique_prompt_property_name")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.property_name})"
+
+    def resolved_key(self) -> str:
+        if self.api_key:
+            return self.api_key
+        return os.environ.get(self.api_key_variable, "") if self.api_key_variable else ""
+
+    def key_hint(self) -> str:
+        """Where the key comes from and its last four characters: enough to tell keys apart."""
+        key = self.resolved_key()
+        if self.api_key:
+            return f"this property's key ...{key[-4:]}"
+        if self.api_key_variable:
+            return f"${self.api_key_variable} ...{key[-4:]}" if key else f"${self.api_key_variable} (not set)"
+        return "the provider's usual environment variable"
+
+    def scorer(self, **options: Any) -> PromptJudge:
+        return PromptJudge(
+            property_name=self.property_name,
+            template=self.template,
+            output_type=self.output_type,
+            categories=list(self.categories),
+            model_id=self.model_id,
+            base_url=self.base_url or None,
+            api_key=self.resolved_key() or None,
+            budget={"max_calls": self.max_calls, "max_tokens": self.max_tokens},
+            **options,
+        )
+
+    def preview(self, interactions: list[Interaction]) -> list[Score]:
+        """Judge a few interactions now, as the edit page's Preview does, with a budget of its own."""
+        scorer = self.scorer(
+            timeout=self.PREVIEW_TIMEOUT_S,
+            deadline_s=self.PREVIEW_DEADLINE_S,
+            max_concurrency=max(1, len(interactions)),
+        )
+        # Each item may be asked again after a malformed reply; never more calls than that.
+        scorer.budget = Budget(max_calls=len(interactions) * (MAX_MALFORMED_RETRIES + 1))
+        results = scorer.run_batch(
+            [interaction.output for interaction in interactions],
+            [interaction.expected_output for interaction in interactions],
+            [interaction.input for interaction in interactions],
+            [interaction.information_retrieval for interaction in interactions],
+        )
+        return [as_score(result) for result in results]
+
+
+class RunLLMUsage(models.Model):
+    """What one LLM-judged property used on one run: calls (retries included), tokens and cost."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="llm_usage")
+    property_name = models.CharField(max_length=100)
+    calls = models.PositiveIntegerField(default=0)
+    tokens = models.PositiveBigIntegerField(default=0)
+    cost_usd = models.FloatField(default=0.0)
+    # Calls litellm has no price for (local models): cost_usd leaves them out.
+    unpriced_calls = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["property_name"]
+        constraints = [models.UniqueConstraint(fields=["run", "property_name"], name="unique_llm_usage_per_run")]
+
+    def __str__(self) -> str:
+        return f"{self.property_name} on run {self.run_id}: {self.calls} calls, {self.tokens} tokens"
+
+    @classmethod
+    def totals(cls, run: Run) -> dict[str, Any]:
+        """The run's summed usage over its LLM properties; calls 0 when none ran."""
+        sums = cls.objects.filter(run=run).aggregate(
+            calls=Sum("calls"), tokens=Sum("tokens"), cost_usd=Sum("cost_usd"), unpriced_calls=Sum("unpriced_calls")
+        )
+        return {key: value or 0 for key, value in sums.items()}
+
+    def try_reserve_call(self, max_calls: int | None, max_tokens: int | None) -> bool:
+        """Count one call if the budget allows it: a conditional UPDATE, so concurrent workers cannot overspend."""
+        within = Q(pk=self.pk)
+        if max_calls is not None:
+            within &= Q(calls__lt=max_calls)
+        if max_tokens is not None:
+            within &= Q(tokens__lt=max_tokens)
+        return RunLLMUsage.objects.filter(within).update(calls=F("calls") + 1) == 1
+
+    def add(self, calls: int = 0, tokens: int = 0, cost_usd: float = 0.0, unpriced_calls: int = 0) -> None:
+        RunLLMUsage.objects.filter(pk=self.pk).update(
+            calls=F("calls") + calls,
+            tokens=F("tokens") + tokens,
+            cost_usd=F("cost_usd") + cost_usd,
+            unpriced_calls=F("unpriced_calls") + unpriced_calls,
+        )
+
+
+class RunBudget(Budget):
+    """A judge's budget for a whole run, shared by its chunks and workers through RunLLMUsage.
+
+    With limits, every call is reserved in the database before it is made and its tokens added when it
+    ends; without, nothing is written per call and flush() adds the chunk's usage once, at its end.
+    """
+
+    def __init__(self, usage: RunLLMUsage, limits: Budget) -> None:
+        super().__init__(max_calls=limits.max_calls, max_tokens=limits.max_tokens)
+        self.usage = usage
+        self.owner = threading.current_thread()
+
+    @classmethod
+    def attach(cls, run_id: int, prop: str, scorer: Any) -> RunBudget | None:
+        """Give an LLM judge the run's budget in place of its own; None for other scorers."""
+        limits = getattr(scorer, "budget", None)
+        if not isinstance(limits, Budget):
+            return None
+        usage, _ = RunLLMUsage.objects.get_or_create(run_id=run_id, property_name=prop)
+        scorer.budget = budget = cls(usage, limits)
+        return budget
+
+    def reserve_call(self) -> None:
+        if not self.limited:
+            super().reserve_call()
+            return
+        with self.connection():
+            if not self.usage.try_reserve_call(self.max_calls, self.max_tokens):
+                self.usage.refresh_from_db(fields=["calls", "tokens"])
+                raise BudgetExhausted(self.exhausted_message())
+        with self._lock:
+            self.calls += 1
+
+    def exhausted_message(self) -> str:
+        used = self.usage
+        if self.max_calls is not None and used.calls >= self.max_calls:
+            return f"budget exhausted: this run used {used.calls} of max_calls={self.max_calls} calls"
+        return f"budget exhausted: this run used {used.tokens} of max_tokens={self.max_tokens} tokens"
+
+    def record_usage(self, tokens: int, cost_usd: float | None) -> None:
+        super().record_usage(tokens, cost_usd)
+        if self.limited:
+            with self.connection():
+                self.usage.add(tokens=tokens, cost_usd=cost_usd or 0.0, unpriced_calls=int(cost_usd is None))
+
+    def flush(self) -> None:
+        if not self.limited and self.calls:
+            self.usage.add(self.calls, self.tokens, self.cost_usd, self.unpriced_calls)
+
+    @contextmanager
+    def connection(self) -> Iterator[None]:
+        """Judges call from a thread pool: a pool thread's own connection is closed after each use."""
+        try:
+            yield
+        finally:
+            if threading.current_thread() is not self.owner:
+                connections.close_all()

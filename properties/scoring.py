@@ -13,9 +13,10 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from properties.models import Interaction, Project, PropertyValue, Run, ScoringChunk, ScoringJob
+from properties.models import Interaction, Project, PropertyValue, Run, RunBudget, ScoringChunk, ScoringJob
 from properties.scorers import registry
 from properties.scorers.base import Score, Scorer, ScorerUnavailable, as_score, full_context
+from properties.scorers.llm_prompt_property import PromptJudge
 
 logger = logging.getLogger(__name__)
 
@@ -59,12 +60,17 @@ def default_properties() -> list[str]:
 
 
 def build_scorer(project: Project, prop: str) -> ScorerSetup:
+    prompt = None
     try:
         cls = registry.get(prop)
     except registry.RegistryError as exc:
-        return ScorerSetup(prop, None, ("interaction",), "cpu", UNAVAILABLE_VERSION, "", str(exc))
+        # Not a registered scorer: one of the project's prompt properties, or unknown.
+        prompt = project.prompt_properties.filter(property_name=prop).first()
+        if prompt is None:
+            return ScorerSetup(prop, None, ("interaction",), "cpu", UNAVAILABLE_VERSION, "", str(exc))
+        cls = PromptJudge
     try:
-        scorer = cls.from_dict(project.config_for(prop))
+        scorer = prompt.scorer() if prompt else cls.from_dict(project.config_for(prop))
         return ScorerSetup(prop, scorer, cls.fields, cls.queue, scorer.version_key(), scorer.model_id())
     except (ScorerUnavailable, TypeError, ValueError) as exc:
         reason = f"property {prop!r} cannot be set up: {exc}"
@@ -131,7 +137,11 @@ def score_chunk(chunk_id: int) -> None:
     job = chunk.job
     interactions = list(Interaction.objects.filter(pk__in=chunk.interaction_ids, run_id=job.run_id).order_by("pk"))
     setup = build_scorer(job.run.project, chunk.property_name)
+    # LLM judges spend the run's budget, kept in the database, not a budget of this chunk alone.
+    run_budget = RunBudget.attach(job.run_id, setup.name, setup.scorer)
     results = compute_scores(setup, interactions)
+    if run_budget is not None:
+        run_budget.flush()
     store_values(job.run_id, setup, results)
     failed_ids = {interaction_id for (interaction_id, _), score in results.items() if not score.ok}
     first_error = next((score.error for score in results.values() if not score.ok), "") or ""

@@ -8,6 +8,15 @@ urlpatterns = [
     path("projects/<int:pk>/", views.project_detail, name="project-detail"),
     path("projects/<int:pk>/properties/", views.project_properties, name="project-properties"),
     path("projects/<int:pk>/rules/", views.project_rules, name="project-rules"),
+    path("projects/<int:pk>/prompt-properties/new/", views.prompt_property_edit, name="prompt-property-create"),
+    path(
+        "projects/<int:pk>/prompt-properties/<int:prompt_pk>/", views.prompt_property_edit, name="prompt-property-edit"
+    ),
+    path(
+        "projects/<int:pk>/prompt-properties/<int:prompt_pk>/delete/",
+        views.prompt_property_delete,
+        name="prompt-property-delete",
+    ),
     path("projects/<int:pk>/upload/", views.upload_create, name="upload-create"),
     path("projects/<int:pk>/compare/", views.project_compare, name="project-compare"),
     path("projects/<int:pk>/compare/export.<str:file_format>", views.compare_export, name="compare-export"),

@@ -13,8 +13,26 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from properties import annotation, charts, comparison, datascreen, export, highlight, ingest, rules, scoring
-from properties.forms import AnnotationForm, ColumnMappingForm, ProjectForm, PropertySettingsForm, RulesForm, UploadForm
-from properties.models import Interaction, Membership, Project, Run, ScoringJob, Upload
+from properties.forms import (
+    AnnotationForm,
+    ColumnMappingForm,
+    ProjectForm,
+    PromptPropertyForm,
+    PropertySettingsForm,
+    RulesForm,
+    UploadForm,
+)
+from properties.models import (
+    Interaction,
+    Membership,
+    Project,
+    PromptProperty,
+    PropertyValue,
+    Run,
+    RunLLMUsage,
+    ScoringJob,
+    Upload,
+)
 from properties.scorers import registry
 from properties.scorers.pii import default_risk_factors
 
@@ -53,8 +71,9 @@ def project_detail(request: HttpRequest, pk: int, settings_form: PropertySetting
         "project": project,
         "summaries": summaries,
         "addresses": addresses,
-        "settings_form": settings_form or PropertySettingsForm(initial=initial),
+        "settings_form": settings_form or PropertySettingsForm(initial=initial, project=project),
         "catalogue": [(name, cls, registry.is_builtin(name)) for name, cls in registry.all_scorers().items()],
+        "prompt_properties": project.prompt_properties.all(),
         "risk_factors": _risk_factors(project),
         "uploads": project.uploads.all()[:10],
     }
@@ -64,13 +83,56 @@ def project_detail(request: HttpRequest, pk: int, settings_form: PropertySetting
 @require_POST
 def project_properties(request: HttpRequest, pk: int) -> HttpResponse:
     project = _project_for(request, pk)
-    form = PropertySettingsForm(request.POST)
+    form = PropertySettingsForm(request.POST, project=project)
     if not form.is_valid():
         return project_detail(request, pk, settings_form=form)
     project.enabled_properties = form.cleaned_data["enabled"]
     project.property_config = form.cleaned_data["configuration"]
     project.save(update_fields=["enabled_properties", "property_config"])
     messages.success(request, "Properties saved. Rescore a run to compute new or changed ones.")
+    return redirect("properties:project-detail", pk=project.pk)
+
+
+def prompt_property_edit(request: HttpRequest, pk: int, prompt_pk: int | None = None) -> HttpResponse:
+    """Create or edit a prompt property; the Preview button judges the unsaved form on five interactions."""
+    project = _project_for(request, pk)
+    prompt = get_object_or_404(project.prompt_properties, pk=prompt_pk) if prompt_pk else PromptProperty()
+    form = PromptPropertyForm(request.POST or None, instance=prompt, project=project)
+    context = {"project": project, "prompt": prompt, "form": form, "preview": None}
+    if request.method == "POST" and form.is_valid():
+        if "preview" not in request.POST:
+            return _save_prompt_property(request, project, form)
+        context["preview"] = _preview(project, form.save(commit=False))
+    template = "properties/prompt_property_edit.html"
+    if request.htmx and "preview" in request.POST:
+        template += "#preview"
+    return render(request, template, context)
+
+
+def _save_prompt_property(request: HttpRequest, project: Project, form: PromptPropertyForm) -> HttpResponse:
+    prompt = form.save()
+    if prompt.property_name not in project.enabled_properties:
+        project.enabled_properties = [*project.enabled_properties, prompt.property_name]
+        project.save(update_fields=["enabled_properties"])
+    messages.success(request, f"{prompt.name} saved. Rescore a run to compute it.")
+    return redirect("properties:project-detail", pk=project.pk)
+
+
+def _preview(project: Project, prompt: PromptProperty) -> dict:
+    run = project.runs.order_by("-created_at", "-pk").first()
+    interactions = list(run.interactions.order_by("pk")[: PromptProperty.PREVIEW_ITEMS]) if run else []
+    return {"run": run, "rows": list(zip(interactions, prompt.preview(interactions), strict=True))}
+
+
+@require_POST
+def prompt_property_delete(request: HttpRequest, pk: int, prompt_pk: int) -> HttpResponse:
+    project = _project_for(request, pk)
+    prompt = get_object_or_404(project.prompt_properties, pk=prompt_pk)
+    PropertyValue.objects.filter(run__project=project, property_name=prompt.property_name).delete()
+    project.enabled_properties = [name for name in project.enabled_properties if name != prompt.property_name]
+    project.save(update_fields=["enabled_properties"])
+    prompt.delete()
+    messages.success(request, f"{prompt.name} and its values were deleted.")
     return redirect("properties:project-detail", pk=project.pk)
 
 
@@ -265,6 +327,8 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "columns": columns,
         "addresses": addresses,
         "score": annotation.run_score(run),
+        "llm_totals": RunLLMUsage.totals(run),
+        "llm_usage": run.llm_usage.all(),
     }
     template = "properties/run_detail.html"
     if request.htmx and request.htmx.target == "screen":

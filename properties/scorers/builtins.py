@@ -13,6 +13,7 @@ from properties.scorers import (  # noqa: F401
     information_density,
     links,
     llm_judges,
+    moderation,
     pii,
     readability,
     relevance,

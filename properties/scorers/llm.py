@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +69,10 @@ class Budget:
     max_tokens: int | None = None
     calls: int = 0
     tokens: int = 0
+    # Summed over the calls litellm has a price for; the others are counted, so a total is never
+    # mistaken for complete.
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
@@ -93,9 +97,18 @@ class Budget:
                 raise BudgetExhausted(f"budget exhausted: {self.tokens} of max_tokens={self.max_tokens} tokens used")
             self.calls += 1
 
-    def add_tokens(self, tokens: int) -> None:
+    @property
+    def limited(self) -> bool:
+        return self.max_calls is not None or self.max_tokens is not None
+
+    def record_usage(self, tokens: int, cost_usd: float | None) -> None:
+        """Count what a finished call used (its call was counted by reserve_call)."""
         with self._lock:
             self.tokens += tokens
+            if cost_usd is None:
+                self.unpriced_calls += 1
+            else:
+                self.cost_usd += cost_usd
 
 
 @dataclass
@@ -229,8 +242,9 @@ class LLMClient:
                 time.sleep(delay)
                 continue
             usage = _usage_of(response)
-            self.budget.add_tokens(usage.get("total_tokens", 0))
-            return _content_of(response), usage, _cost_of(litellm, response)
+            cost = _cost_of(litellm, response)
+            self.budget.record_usage(usage.get("total_tokens", 0), cost)
+            return _content_of(response), usage, cost
         raise AssertionError("unreachable: the loop returns or raises")
 
     def _request(self, messages: list[dict[str, str]]) -> dict[str, Any]:
@@ -322,9 +336,20 @@ def _cost_of(litellm: Any, response: Any) -> float | None:
         return None
 
 
-def map_concurrently(func: Callable[[int], Any], count: int, max_concurrency: int) -> list[Any]:
-    """func(0..count-1) on a thread pool of max_concurrency, results in order."""
+def map_concurrently(
+    func: Callable[[int], Any], count: int, max_concurrency: int, deadline_s: float | None = None, late: Any = None
+) -> list[Any]:
+    """func(0..count-1) on a thread pool of max_concurrency, results in order.
+
+    With deadline_s, an item not finished in time gets `late` in its place and the call returns then:
+    its thread is left to end on its own request timeout (a web request must not wait on it).
+    """
     if count == 0:
         return []
-    with ThreadPoolExecutor(max_workers=max(1, min(max_concurrency, count))) as pool:
-        return list(pool.map(func, range(count)))
+    pool = ThreadPoolExecutor(max_workers=max(1, min(max_concurrency, count)))
+    try:
+        futures = [pool.submit(func, index) for index in range(count)]
+        done, _ = wait(futures, timeout=deadline_s)
+        return [future.result() if future in done else late for future in futures]
+    finally:
+        pool.shutdown(wait=deadline_s is None, cancel_futures=True)

@@ -19,7 +19,7 @@ from properties.scorers.registry import builtin
 GRADES = {"poor": 0.0, "ok": 0.5, "excellent": 1.0}
 # Weave's default threshold for "is_entity_dense" (entities per word of the summary).
 ENTITY_DENSITY_THRESHOLD = 0.08
-OPERATIONAL_OPTIONS = frozenset({"budget", "max_concurrency", "timeout"})
+OPERATIONAL_OPTIONS = frozenset({"budget", "max_concurrency", "timeout", "deadline_s"})
 
 
 class LLMJudge(Scorer):
@@ -37,6 +37,7 @@ class LLMJudge(Scorer):
         temperature: float = 0.0,
         max_concurrency: int = 4,
         budget: Budget | dict[str, Any] | None = None,
+        deadline_s: float | None = None,
     ) -> None:
         self._model_id = model_id
         self.base_url = base_url
@@ -46,10 +47,21 @@ class LLMJudge(Scorer):
         self.temperature = temperature
         self.max_concurrency = max_concurrency
         self._budget = Budget.from_config(budget)
+        # A whole batch's limit in seconds (the preview in a web request); None: each request's timeout.
+        self.deadline_s = deadline_s
 
     @staticmethod
     def requires_reference() -> bool:
         return False
+
+    @property
+    def budget(self) -> Budget:
+        return self._budget
+
+    @budget.setter
+    def budget(self, budget: Budget) -> None:
+        """The pipeline swaps in the run's budget, kept in the database, for the configured limits."""
+        self._budget = budget
 
     def model_id(self) -> str:
         return self._model_id
@@ -98,12 +110,13 @@ class LLMJudge(Scorer):
             except JudgeError as exc:
                 return Score.failed(str(exc))
 
-        return map_concurrently(score_one, len(candidate_batch), self.max_concurrency)
+        late = Score.failed(f"no verdict within {self.deadline_s} s")
+        return map_concurrently(score_one, len(candidate_batch), self.max_concurrency, self.deadline_s, late)
 
     def judge(self, client: LLMClient, output: str, input_text: str, context: Any) -> Score:
         raise NotImplementedError
 
-    def result(self, value: float, label: str | None, weave: dict[str, Any], *replies: JudgeReply) -> Score:
+    def result(self, value: float | None, label: str | None, weave: dict[str, Any], *replies: JudgeReply) -> Score:
         usage: dict[str, int] = {}
         for reply in replies:
             for key, count in reply.usage.items():

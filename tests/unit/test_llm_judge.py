@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -22,97 +19,13 @@ from properties.scorers.llm_judges import (
     LLMSummarization,
 )
 
+# The local OpenAI-protocol server's fixtures: server, provider, base_url.
+pytest_plugins = ["tests.unit.llm_server"]
+
 KEY = "sk-test-SECRET0123456789abcdef"
+
 HALLUCINATION_OK = json.dumps({"reasoning": "All supported.", "has_hallucination": False})
 HALLUCINATED = json.dumps({"reasoning": "Invents a date.", "has_hallucination": True})
-
-
-class FakeProvider:
-    """What the server answers, one scripted step per request; then the last step forever."""
-
-    def __init__(self) -> None:
-        self.steps: list[dict[str, Any]] = []
-        self.requests: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
-        self.lock = threading.Lock()
-
-    def script(self, *steps: dict[str, Any] | str) -> None:
-        self.steps = [{"content": step} if isinstance(step, str) else step for step in steps]
-
-    def next_step(self) -> dict[str, Any]:
-        with self.lock:
-            return self.steps.pop(0) if len(self.steps) > 1 else self.steps[0]
-
-
-def make_handler(provider: FakeProvider) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            with provider.lock:
-                provider.requests.append(body)
-                provider.headers.append({k.lower(): v for k, v in self.headers.items()})
-            step = provider.next_step()
-            time.sleep(step.get("sleep", 0))
-            if "status" in step:
-                payload = json.dumps({"error": {"message": step.get("message", "try later"), "type": "x"}})
-                self.reply(step["status"], payload.encode(), step.get("headers", {}))
-                return
-            completion = {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "created": 1,
-                "model": body["model"],
-                "choices": [{"index": 0, "finish_reason": "stop", "message": step_message(step)}],
-                "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-            }
-            self.reply(200, json.dumps(completion).encode(), {})
-
-        def reply(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client timed out and left; that is what the timeout test wants
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-    return Handler
-
-
-def step_message(step: dict[str, Any]) -> dict[str, str]:
-    return {"role": "assistant", "content": step["content"]}
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[tuple[str, FakeProvider]]:
-    provider = FakeProvider()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(provider))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", provider
-    httpd.shutdown()
-    httpd.server_close()
-
-
-@pytest.fixture
-def provider(server: tuple[str, FakeProvider], monkeypatch: pytest.MonkeyPatch) -> FakeProvider:
-    _, fake = server
-    fake.requests.clear()
-    fake.headers.clear()
-    # Backoff without a Retry-After is real code, just quicker here.
-    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.05)
-    return fake
-
-
-@pytest.fixture
-def base_url(server: tuple[str, FakeProvider]) -> str:
-    return server[0]
 
 
 def judge(base_url: str, **options: Any) -> LLMHallucinationFree:
