@@ -22,7 +22,16 @@ from ninja import Field, NinjaAPI, Query, Schema, Status
 from ninja.security import HttpBearer
 
 from properties import ingest, scoring
-from properties.models import ApiToken, Interaction, Membership, Project, PropertyValue, Run, ScoringJob
+from properties.models import (
+    ApiToken,
+    Interaction,
+    Membership,
+    Project,
+    PropertyValue,
+    Run,
+    RunLLMUsage,
+    ScoringJob,
+)
 from properties.scorers import registry
 
 RATE_WINDOW_SECONDS = 60
@@ -185,11 +194,21 @@ class PropertySummary(Schema):
     mean: float | None
 
 
+class LLMUsageOut(Schema):
+    """What the run's LLM-judged properties used, summed (cost only where the price is known)."""
+
+    calls: int
+    tokens: int
+    cost_usd: float
+    unpriced_calls: int
+
+
 class SummaryOut(Schema):
     run_id: int
     interactions: int
     properties: dict[str, PropertySummary]
     annotations: dict[str, int]
+    llm_usage: LLMUsageOut
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -204,10 +223,14 @@ def _run(request: HttpRequest, pk: int) -> Run:
     return get_object_or_404(Run.objects.filter(project__memberships__user=request.auth).distinct(), pk=pk)
 
 
-def _known_properties(names: list[str]) -> list[str]:
-    unknown = [name for name in names if name not in registry.all_scorers()]
+def _known_properties(names: list[str], project: Project | None = None) -> list[str]:
+    """Built-in and plugin properties, plus the project's own prompt properties."""
+    known = list(registry.all_scorers())
+    if project is not None:
+        known += list(project.prompt_properties.values_list("property_name", flat=True))
+    unknown = [name for name in names if name not in known]
     if unknown:
-        raise ApiError(400, f"unknown properties: {', '.join(unknown)}; known: {', '.join(registry.all_scorers())}")
+        raise ApiError(400, f"unknown properties: {', '.join(unknown)}; known: {', '.join(known)}")
     return names
 
 
@@ -264,6 +287,7 @@ def run_summary(run: Run) -> dict[str, Any]:
         "interactions": run.interactions.count(),
         "properties": properties,
         "annotations": annotations,
+        "llm_usage": RunLLMUsage.totals(run),
     }
 
 
@@ -340,7 +364,7 @@ def get_summary(request: HttpRequest, run_id: int) -> Any:
 def start_scoring(request: HttpRequest, run_id: int, payload: ScoreIn | None = None) -> Any:
     run = _run(request, run_id)
     names = payload.properties if payload is not None and payload.properties is not None else None
-    job = scoring.plan_job(run, _known_properties(names) if names is not None else None)
+    job = scoring.plan_job(run, _known_properties(names, run.project) if names is not None else None)
     return Status(202, job)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 
-from properties.models import ApiToken, Interaction, PropertyValue, ScoringJob
+from properties.models import ApiToken, Interaction, PromptProperty, PropertyValue, RunLLMUsage, ScoringJob
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -155,6 +155,31 @@ def test_run_summary_has_means_and_annotation_counts(client, user, auth):
     assert summary["interactions"] == 2
     assert summary["properties"]["toxicity.output"] == {"count": 2, "errors": 0, "mean": pytest.approx(0.3)}
     assert summary["annotations"] == {"good": 1, "bad": 1, "unknown": 0}
+    assert summary["llm_usage"] == {"calls": 0, "tokens": 0, "cost_usd": 0, "unpriced_calls": 0}
+
+
+def test_run_summary_sums_llm_usage_over_the_judged_properties(client, user, auth):
+    run = RunFactory(project=ProjectFactory(owner=user))
+    RunLLMUsage.objects.create(run=run, property_name="llm_hallucination_free", calls=3, tokens=300, cost_usd=0.25)
+    RunLLMUsage.objects.create(run=run, property_name="prompt_polite", calls=2, tokens=100, unpriced_calls=2)
+    usage = client.get(f"/api/runs/{run.pk}/summary", **auth).json()["llm_usage"]
+    assert usage == {"calls": 5, "tokens": 400, "cost_usd": pytest.approx(0.25), "unpriced_calls": 2}
+
+
+def test_scoring_by_name_accepts_the_projects_prompt_properties(client, user, auth):
+    run = RunFactory(project=ProjectFactory(owner=user))
+    PromptProperty.objects.create(
+        project=run.project, name="Polite", property_name="prompt_polite", template="Is it polite? {output}"
+    )
+    started = client.post(
+        f"/api/runs/{run.pk}/score", {"properties": ["prompt_polite"]}, content_type="application/json", **auth
+    )
+    assert started.status_code == 202
+    other = RunFactory(project=ProjectFactory(owner=user))
+    refused = client.post(
+        f"/api/runs/{other.pk}/score", {"properties": ["prompt_polite"]}, content_type="application/json", **auth
+    )
+    assert refused.status_code == 400 and "unknown properties: prompt_polite" in refused.json()["detail"]
 
 
 def test_openapi_schema_is_served(client):
