@@ -71,7 +71,9 @@ def build_scorer(project: Project, prop: str) -> ScorerSetup:
         cls = PromptJudge
     try:
         scorer = prompt.scorer() if prompt else cls.from_dict(project.config_for(prop))
-        return ScorerSetup(prop, scorer, cls.fields, cls.queue, scorer.version_key(), scorer.model_id())
+        # The scorer's own class: a Weave name given a model_id builds an LLM judge (weave_routing).
+        built = type(scorer)
+        return ScorerSetup(prop, scorer, built.fields, built.queue, scorer.version_key(), scorer.model_id())
     except (ScorerUnavailable, TypeError, ValueError) as exc:
         reason = f"property {prop!r} cannot be set up: {exc}"
         return ScorerSetup(prop, None, cls.fields, cls.queue, UNAVAILABLE_VERSION, "", reason)

@@ -24,14 +24,18 @@ from typing import Any
 from properties.scorers import models, topics
 from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.coverage import NO_SOURCE, source_texts
+from properties.scorers.llm_judges import LLMContextEntityRecall
 from properties.scorers.registry import builtin
+from properties.scorers.weave_routing import JudgedWhenModelNamed
 
 MAX_EVIDENCE = 20
 ENTITY_KINDS = frozenset({"entity", "number"})
 
 
 @builtin
-class ContextEntityRecall(Scorer):
+class ContextEntityRecall(Scorer, metaclass=JudgedWhenModelNamed):
+    # With a model_id (or base_url) the LLM judge scores instead: see weave_routing.
+    judge = LLMContextEntityRecall
     display_name = "Context Entity Recall"
     description = (
         "Weave's ContextEntityRecallScorer with a local model: the share of the context's named entities and "

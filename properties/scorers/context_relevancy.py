@@ -29,9 +29,11 @@ from typing import Any
 
 from properties.scorers import cross_encoder, models
 from properties.scorers.base import Score, Scorer, Span
+from properties.scorers.llm_judges import LLMContextRelevancy
 from properties.scorers.registry import builtin
 from properties.scorers.relevance import CALIBRATION, load_calibration
 from properties.scorers.retrieval_relevance import chunk_document, documents_of
+from properties.scorers.weave_routing import JudgedWhenModelNamed
 
 # Weights of the best chunk and of the relevant share (see the module docstring): equal, since
 # Weave's judge asks for both "everything needed" and "nothing off-topic".
@@ -65,7 +67,9 @@ def relevancy(chunks: list[Chunk]) -> tuple[float, float, Chunk]:
 
 
 @builtin
-class ContextRelevancy(Scorer):
+class ContextRelevancy(Scorer, metaclass=JudgedWhenModelNamed):
+    # With a model_id (or base_url) the LLM judge scores instead: see weave_routing.
+    judge = LLMContextRelevancy
     display_name = "Context Relevancy"
     description = (
         "Weave's ContextRelevancy on a local model: how relevant the retrieved context is to the question, 0 to 1 "

@@ -25,8 +25,9 @@ from typing import Any
 
 from properties.scorers.base import Score, Scorer
 from properties.scorers.coverage import Assessment, Coverage
-from properties.scorers.llm_judges import ENTITY_DENSITY_THRESHOLD, GRADES
+from properties.scorers.llm_judges import ENTITY_DENSITY_THRESHOLD, GRADES, LLMSummarization
 from properties.scorers.registry import builtin
+from properties.scorers.weave_routing import JudgedWhenModelNamed
 
 EXCELLENT = 0.5
 POOR = 0.25
@@ -35,7 +36,9 @@ MAX_ENTITIES = 50
 
 
 @builtin
-class Summarization(Scorer):
+class Summarization(Scorer, metaclass=JudgedWhenModelNamed):
+    # With a model_id (or base_url) the LLM judge scores instead: see weave_routing.
+    judge = LLMSummarization
     display_name = "Summarization"
     description = (
         "Weave's SummarizationScorer with local models: grades the output as a summary of the source, poor / ok "
