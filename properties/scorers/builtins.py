@@ -10,6 +10,7 @@ from properties.scorers import (  # noqa: F401
     embedding_similarity,
     fluency,
     formality,
+    grounded,
     information_density,
     links,
     llm_judges,

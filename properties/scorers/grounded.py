@@ -1,0 +1,402 @@
+"""Grounded in Context (Deepchecks) and HallucinationFree (Weave): is every factual statement of the
+output supported by what the model was given?
+
+Context: the input, the retrieved documents (`information_retrieval`), the full prompt and the
+history (`uses_full_context`); Python callers may pass a plain string or a list of documents.
+
+1. The output is split into factual statements (`statements.factual_statements`: greetings,
+   questions, hedges and lead-ins skipped; a one-phrase answer is a statement).
+2. Every context field is cut into overlapping passages of up to 3 sentences, so a long document
+   is covered end to end. Each statement's closest passage: among the `CANDIDATES` passages that
+   share most of its content words, the one with the highest cosine of the packaged MiniLM
+   embeddings plus the share of the statement's content words it contains.
+3. Signals per statement (`COMBINER_FEATURES`): the NLI signal (`nli.py`) and the packaged
+   ms-marco cross-encoder's logit against the closest passage, the embeddings' cosine, the share
+   of content words new to the passage and to the whole context (separately for one-phrase
+   answers), and the share of numbers and of named entities (spaCy) of the statement that the
+   context never mentions.
+4. A logistic regression over these signals (`artifacts/grounded.npz`, fitted on training NLI
+   pairs only by `python -m properties.training.grounded`) gives P(supported) per statement.
+5. The value mixes the weakest statement and the mean (`MIN_WEIGHT`): one unsupported statement
+   pulls the whole output down, as it should, without one borderline phrase deciding alone.
+
+Evidence: each statement below `threshold` is a span on the output with its score; its note and
+`details["statements"]` name the closest passage (field and character offsets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from properties.scorers import cross_encoder, models, nli, statements
+from properties.scorers.base import Score, Scorer, Span
+from properties.scorers.heads import ARTIFACTS, Head, load_head
+from properties.scorers.linguistic import SPACY_MODEL, SPACY_PACKAGE
+from properties.scorers.llm_judges import LLMHallucinationFree
+from properties.scorers.registry import builtin
+from properties.scorers.retrieval_relevance import documents_of
+from properties.scorers.weave_routing import JudgedWhenModelNamed
+
+COMBINER = ARTIFACTS / "grounded.npz"
+COMBINER_FEATURES = (
+    "nli_logit",
+    "cross_encoder_logit",
+    "cosine",
+    "novel_words_passage",
+    "novel_words_context",
+    "missing_numbers_context",
+    "missing_entities_context",
+    "short_claim",
+    "novel_words_short_claim",
+)
+# A claim of at most this many words is a one-phrase answer: its words are nearly all it says, so
+# the combination weighs their novelty separately (`short_claim`, `novel_words_short_claim`).
+SHORT_CLAIM_WORDS = 5
+# Passages per statement embedded and compared (picked by shared content words), see `candidates`.
+CANDIDATES = 4
+# Share of the value given to the weakest statement (the rest to the mean over statements).
+MIN_WEIGHT = 0.75
+# Numbers are checked on their own (`statements.numbers`); these entity types are names.
+ENTITY_LABELS = frozenset(
+    {"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE", "DATE"}
+)
+NO_CONTEXT = "no context to ground the output in"
+RETRAIN = nli.RETRAIN
+
+
+@dataclass(frozen=True)
+class Passage:
+    field: str
+    start: int
+    end: int
+    text: str
+
+    def where(self) -> str:
+        return f"{self.field} [{self.start}:{self.end}]"
+
+
+@dataclass
+class Context:
+    """One interaction's context: its passages, and its whole text for the lexical checks."""
+
+    passages: list[Passage]
+    lower: str = ""
+    stems: set[str] = field(default_factory=set)
+    numbers: set[str] = field(default_factory=set)
+    passage_stems: list[set[str]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, fields: Sequence[tuple[str, str]]) -> Context:
+        passages = [
+            Passage(name, start, end, text[start:end])
+            for name, text in fields
+            if isinstance(text, str)
+            for start, end in statements.passage_windows(text)
+        ]
+        whole = "\n".join(text for _, text in fields if isinstance(text, str))
+        stems = [statements.content_stems(p.text) for p in passages]
+        return cls(passages, whole.lower(), statements.content_stems(whole), statements.numbers(whole), stems)
+
+
+def context_fields(input_text: str, context: Any) -> list[tuple[str, str]]:
+    """(field name, text) of everything the output may be grounded in, retrieved documents first
+    (so a tie names the document rather than the prompt that repeats it)."""
+    full = isinstance(context, dict) and bool({"information_retrieval", "full_prompt", "history"} & context.keys())
+    documents = documents_of(context.get("information_retrieval") if full else context)
+    fields = [(f"information_retrieval[{i}]", text) for i, text in enumerate(documents)]
+    fields.append(("input", input_text))
+    if full:
+        fields += [("full_prompt", context.get("full_prompt") or ""), ("history", context.get("history") or "")]
+    return [(name, text) for name, text in fields if isinstance(text, str) and text.strip()]
+
+
+@dataclass
+class Judgement:
+    supported: float
+    passage: Passage
+    signals: dict[str, float]
+
+
+def logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(np.asarray(p, dtype=np.float64), 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+def spacy_ner(prop: str) -> Any:
+    def load() -> Any:
+        import spacy
+
+        return spacy.load(SPACY_MODEL, disable=["tagger", "parser", "attribute_ruler", "lemmatizer"])
+
+    try:
+        return models.cached(("spacy", SPACY_MODEL, "ner"), load)
+    except (OSError, ImportError) as exc:
+        raise models.unavailable(prop, SPACY_MODEL, str(exc), models.reinstall_fix(SPACY_PACKAGE)) from exc
+
+
+def embed(encoder: models.Encoder, texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """Embeddings of the distinct texts (passages repeat across the statements of an item)."""
+    unique = list(dict.fromkeys(texts))
+    vectors = encoder.encode(unique) if unique else np.zeros((0, 0))
+    return dict(zip(unique, vectors, strict=True))
+
+
+def candidates(claim: str, context: Context) -> list[int]:
+    """The passages worth embedding for a claim: the `CANDIDATES` sharing most of its content words
+    (all of them in a short context). Embedding every window of a long document for every claim
+    would cost far more than judging the claim."""
+    words = statements.content_stems(claim)
+    shared = [len(words & stems) for stems in context.passage_stems]
+    order = sorted(range(len(shared)), key=lambda i: (-shared[i], i))
+    return order[:CANDIDATES]
+
+
+def closest_passages(
+    claims: Sequence[str], contexts: Sequence[Context], encoder: models.Encoder
+) -> tuple[list[Passage], np.ndarray, dict[str, np.ndarray]]:
+    """Each claim's closest passage in its own context (cosine + share of its content words), the
+    cosine, and the embeddings computed on the way (claims and candidate passages)."""
+    picked = [candidates(claim, context) for claim, context in zip(claims, contexts, strict=True)]
+    texts = [*claims, *(c.passages[i].text for c, rows in zip(contexts, picked, strict=True) for i in rows)]
+    vectors = embed(encoder, texts)
+    best: list[Passage] = []
+    cosines = np.zeros(len(claims))
+    for index, (claim, context, rows) in enumerate(zip(claims, contexts, picked, strict=True)):
+        words = statements.content_stems(claim)
+        cosine = np.stack([vectors[context.passages[i].text] for i in rows]) @ vectors[claim]
+        shared = np.array([len(words & context.passage_stems[i]) for i in rows]) / max(len(words), 1)
+        pick = int(np.argmax(cosine + shared))
+        best.append(context.passages[rows[pick]])
+        cosines[index] = cosine[pick]
+    return best, cosines, vectors
+
+
+def context_lexical(claim: str, entities: Sequence[str], context: Context) -> list[float]:
+    """Shares of the claim's content words, numbers and named entities absent from the whole context."""
+    words = statements.content_stems(claim)
+    novel = len(words - context.stems) / len(words) if words else 0.0
+    figures = statements.numbers(claim)
+    missing_numbers = len(figures - context.numbers) / len(figures) if figures else 0.0
+    absent = [
+        e for e in entities if e.lower() not in context.lower and not statements.content_stems(e) <= context.stems
+    ]
+    missing_entities = len(absent) / len(entities) if entities else 0.0
+    return [novel, missing_numbers, missing_entities]
+
+
+class Grounder:
+    """The loaded models of the property and the computation of its signals."""
+
+    def __init__(self, prop: str, nli_model: str | None, combiner: Head | None) -> None:
+        self.encoder = models.packaged_encoder(prop)
+        self.reranker = cross_encoder.packaged_reranker(prop)
+        self.ner = spacy_ner(prop)
+        self.nli = nli.PackagedNli(prop, self.encoder.model_id) if nli_model is None else nli.hub_nli(prop, nli_model)
+        self.combiner = combiner
+
+    def entities(self, claims: Sequence[str]) -> list[list[str]]:
+        docs = self.ner.pipe(claims, batch_size=64)
+        return [[e.text for e in doc.ents if e.label_ in ENTITY_LABELS] for doc in docs]
+
+    def features(self, claims: Sequence[str], contexts: Sequence[Context]) -> tuple[np.ndarray, list[Passage]]:
+        """One row of `COMBINER_FEATURES` per claim, and the claim's closest passage."""
+        passages, cosines, vectors = closest_passages(claims, contexts, self.encoder)
+        premises = [p.text for p in passages]
+        u = np.stack([vectors[c] for c in claims])
+        v = np.stack([vectors[p] for p in premises])
+        entailment = self.nli.entailment(claims, premises, u, v)
+        ce_logits = self.reranker.logits(list(zip(claims, premises, strict=True)))
+        entities = self.entities(claims)
+        rows = []
+        for i, claim in enumerate(claims):
+            novel_passage = nli.nli_lexical(claim, premises[i])[0]
+            lexical = context_lexical(claim, entities[i], contexts[i])
+            short = float(len(claim.split()) <= SHORT_CLAIM_WORDS)
+            row = [float(logit(entailment[i])), ce_logits[i], cosines[i], novel_passage, *lexical]
+            rows.append([*row, short, short * lexical[0]])
+        return np.array(rows, dtype=np.float64).reshape(-1, len(COMBINER_FEATURES)), passages
+
+    def judge(self, claims: Sequence[str], contexts: Sequence[Context]) -> list[Judgement]:
+        assert self.combiner is not None
+        features, passages = self.features(claims, contexts)
+        supported = self.combiner.predict(features)
+        return [
+            Judgement(float(p), passage, dict(zip(COMBINER_FEATURES, map(float, row), strict=True)))
+            for p, passage, row in zip(supported, passages, features, strict=True)
+        ]
+
+
+def aggregate(supported: Sequence[float]) -> float:
+    values = np.asarray(supported, dtype=np.float64)
+    return float(MIN_WEIGHT * values.min() + (1 - MIN_WEIGHT) * values.mean())
+
+
+@builtin
+class GroundedInContext(Scorer):
+    display_name = "Grounded in Context"
+    description = (
+        "Whether the output's factual statements are supported by the context (input, retrieved documents, full "
+        "prompt, history), 0 (not grounded) to 1 (fully grounded); one unsupported statement pulls the value down. "
+        "Evidence: each ungrounded statement with its score and the closest context passage."
+    )
+    fields = ("output",)
+    queue = "models"
+    version = "1"
+    uses_full_context = True
+
+    def __init__(self, nli_model: str | None = None, threshold: float = 0.5) -> None:
+        self.nli_model = nli_model or None
+        self.threshold = float(threshold)
+        if self.nli_model and models.looks_local(self.nli_model) and not Path(self.nli_model).expanduser().exists():
+            raise models.unavailable(self.name(), self.nli_model, "no such file or folder", models.override_fix())
+
+    @staticmethod
+    def name() -> str:
+        return "grounded_in_context"
+
+    @staticmethod
+    def requires_reference() -> bool:
+        return False
+
+    def grounder(self) -> Grounder:
+        prop = self.name()
+        return models.cached(("grounder", self.nli_model or ""), lambda: Grounder(prop, self.nli_model, self._head()))
+
+    def _head(self) -> Head:
+        try:
+            return load_head(COMBINER)
+        except (OSError, ValueError, KeyError) as exc:
+            raise models.unavailable(
+                self.name(),
+                str(COMBINER),
+                f"the trained combination cannot be read ({type(exc).__name__}: {exc})",
+                RETRAIN,
+            ) from exc
+
+    def model_id(self) -> str:
+        """The encoder, cross-encoder, spaCy model, NLI model and combination, read from the files."""
+        prop = self.name()
+        try:
+            nli_part = (
+                f"nli-head@{models.weights_digest(nli.NLI_HEAD)}"
+                if self.nli_model is None
+                else f"{self.nli_model}@{models.model_digest(self.nli_model)}"
+            )
+            combiner = f"grounded-head@{models.weights_digest(COMBINER)}"
+        except OSError as exc:
+            raise models.unavailable(prop, str(COMBINER), f"a trained artifact is missing ({exc})", RETRAIN) from exc
+        encoders = f"{models.packaged_encoder_id(prop)}+{cross_encoder.packaged_reranker_id(prop)}"
+        return f"{encoders}+{SPACY_MODEL}+{nli_part}+{combiner}"
+
+    def run_batch(
+        self,
+        candidate_batch: list[str],
+        reference_batch: list[str] | None = None,
+        input_text_batch: list[str] | None = None,
+        context_batch: list[Any] | None = None,
+    ) -> list[float | Score]:
+        texts, scored, results = models.split_empty(candidate_batch, self.current_field)
+        inputs = [t if isinstance(t, str) else "" for t in (input_text_batch or [""] * len(texts))]
+        raw_contexts = context_batch or [None] * len(texts)
+        claims: list[str] = []
+        owners: list[tuple[int, int, int]] = []  # item, start, end
+        claim_contexts: list[Context] = []
+        for i in scored:
+            context = Context.of(context_fields(inputs[i], raw_contexts[i]))
+            found = statements.factual_statements(texts[i])
+            if not context.passages:
+                results[i] = Score.failed(NO_CONTEXT)
+            elif not found:
+                results[i] = self.to_score(texts[i], [], [])
+            for start, end in found if context.passages else []:
+                claims.append(texts[i][start:end])
+                owners.append((i, start, end))
+                claim_contexts.append(context)
+        if not claims:
+            return results
+        judgements = self.grounder().judge(claims, claim_contexts)
+        for item in dict.fromkeys(owner[0] for owner in owners):
+            mine = [(o, j) for o, j in zip(owners, judgements, strict=True) if o[0] == item]
+            results[item] = self.to_score(texts[item], [o for o, _ in mine], [j for _, j in mine])
+        return results
+
+    def to_score(self, text: str, owners: list[tuple[int, int, int]], judgements: list[Judgement]) -> Score:
+        if not judgements:
+            return Score(value=1.0, details={"statements": [], "note": "no factual statements to check"})
+        spans = []
+        rows = []
+        for (_, start, end), judgement in zip(owners, judgements, strict=True):
+            passage = judgement.passage
+            closest = {"field": passage.field, "start": passage.start, "end": passage.end}
+            rows.append(
+                {
+                    "start": start,
+                    "end": end,
+                    "score": round(judgement.supported, 4),
+                    "closest": closest,
+                    "signals": {k: round(v, 4) for k, v in judgement.signals.items()},
+                }
+            )
+            if judgement.supported < self.threshold:
+                note = f"closest passage: {passage.where()}: {_preview(passage.text)}"
+                spans.append(Span(self.current_field, start, end, "ungrounded", round(judgement.supported, 4), note))
+        value = aggregate([j.supported for j in judgements])
+        details = {
+            "statements": rows,
+            "ungrounded": len(spans),
+            "threshold": self.threshold,
+            "formula": f"{MIN_WEIGHT} * min + {1 - MIN_WEIGHT:.2f} * mean of P(supported) over statements",
+        }
+        return Score(value=round(value, 4), spans=spans, details=details)
+
+
+def _preview(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+@builtin
+class HallucinationFree(GroundedInContext, metaclass=JudgedWhenModelNamed):
+    """Weave's HallucinationFreeScorer, locally: `has_hallucination` when a statement is ungrounded."""
+
+    # With a model_id (or base_url) the LLM judge scores instead: see weave_routing.
+    judge = LLMHallucinationFree
+
+    display_name = "Hallucination Free"
+    description = (
+        "Weave's HallucinationFreeScorer with local models: 1 (true) when every factual statement of the output "
+        "is grounded in the context, 0 (false) when at least one is not (`has_hallucination`); from Grounded in "
+        "Context, with the same evidence."
+    )
+
+    @staticmethod
+    def name() -> str:
+        return "hallucination_free"
+
+    @staticmethod
+    def is_categorical() -> bool:
+        return True
+
+    @staticmethod
+    def categories() -> list[str] | None:
+        return ["true", "false"]
+
+    def to_score(self, text: str, owners: list[tuple[int, int, int]], judgements: list[Judgement]) -> Score:
+        grounded = super().to_score(text, owners, judgements)
+        ungrounded = [(span, text[span.start : span.end]) for span in grounded.spans]
+        has_hallucination = bool(ungrounded)
+        if has_hallucination:
+            listed = "; ".join(f"{claim!r} ({span.score:.2f}, {span.note})" for span, claim in ungrounded)
+            reasoning = f"{len(ungrounded)} of {len(judgements)} statements are not supported by the context: {listed}"
+        elif judgements:
+            reasoning = f"All {len(judgements)} factual statements are supported by the context."
+        else:
+            reasoning = "The output makes no factual statement to check."
+        free = not has_hallucination
+        details = {"has_hallucination": has_hallucination, "reasoning": reasoning, "grounded": grounded.value}
+        details.update(grounded.details)
+        return Score(value=float(free), label=str(free).lower(), spans=grounded.spans, details=details)

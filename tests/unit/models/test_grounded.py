@@ -1,0 +1,142 @@
+"""Grounded in Context and Hallucination Free on clear cases, with the packaged default models."""
+
+from __future__ import annotations
+
+import pytest
+
+from properties.scorers import registry
+from properties.scorers.base import Score, ScorerUnavailable, full_context
+from properties.scorers.grounded import NO_CONTEXT, GroundedInContext, HallucinationFree
+
+REPORT = (
+    "Northwind Traders reported revenue of 4.2 billion dollars for 2023. The company employs 12,000 people in "
+    "30 countries. Its headquarters are in Rotterdam."
+)
+FAITHFUL = "Northwind Traders had revenue of 4.2 billion dollars in 2023. It employs 12,000 people."
+INVENTED = "Northwind Traders had revenue of 4.2 billion dollars in 2023. It employs 45,000 people."
+BERLIN = "Berlin is the capital and largest city of Germany, with 3.7 million inhabitants."
+QUESTION = "What is the capital of Germany?"
+
+
+@pytest.fixture(scope="session")
+def grounded() -> GroundedInContext:
+    scorer = GroundedInContext()
+    scorer.current_field = "output"
+    scorer.run_batch(["warm-up sentence."], None, ["warm-up"], [full_context(["warm-up sentence."])])
+    return scorer
+
+
+@pytest.fixture(scope="session")
+def hallucination_free(grounded) -> HallucinationFree:  # shares the loaded models with `grounded`
+    scorer = HallucinationFree()
+    scorer.current_field = "output"
+    return scorer
+
+
+def score(scorer, output: str, documents, question: str = "") -> Score:
+    [result] = scorer.run_batch([output], None, [question], [full_context(documents)])
+    assert isinstance(result, Score)
+    return result
+
+
+def test_registered() -> None:
+    for name in ("grounded_in_context", "hallucination_free"):
+        assert registry.is_builtin(name)
+        assert registry.get(name).queue == "models"
+        assert registry.get(name).uses_full_context
+
+
+def test_an_invented_number_lowers_the_score_and_is_the_span(grounded) -> None:
+    faithful = score(grounded, FAITHFUL, [REPORT])
+    invented = score(grounded, INVENTED, [REPORT])
+    assert invented.value < faithful.value
+    assert faithful.value > 0.5
+    assert [(s.field, s.start, s.end) for s in invented.spans] == [
+        ("output", INVENTED.index("It employs"), len(INVENTED))
+    ]
+    [span] = invented.spans
+    assert span.score < 0.5
+    assert "information_retrieval[0]" in span.note
+    closest = invented.details["statements"][1]["closest"]
+    assert closest["field"] == "information_retrieval[0]"
+    assert "12,000 people" in REPORT[closest["start"] : closest["end"]]
+
+
+def test_an_answer_about_paris_is_not_grounded_in_a_berlin_context(grounded) -> None:
+    paris = score(grounded, "The capital is Paris, which is on the Seine.", [BERLIN], QUESTION)
+    berlin = score(grounded, "The capital of Germany is Berlin.", [BERLIN], QUESTION)
+    assert paris.value < 0.5 < berlin.value
+    assert paris.spans and not berlin.spans
+
+
+def test_a_one_phrase_answer_is_a_statement(grounded) -> None:
+    right = score(grounded, "Berlin", [BERLIN], QUESTION)
+    wrong = score(grounded, "Hans-Dieter Flick", [BERLIN], QUESTION)
+    assert len(right.details["statements"]) == len(wrong.details["statements"]) == 1
+    assert wrong.value < right.value
+
+
+def test_greetings_and_questions_are_skipped(grounded) -> None:
+    output = "Hello! Great question. Berlin is the capital of Germany. Would you like to know more about it?"
+    result = score(grounded, output, [BERLIN], QUESTION)
+    [statement] = result.details["statements"]
+    assert output[statement["start"] : statement["end"]] == "Berlin is the capital of Germany."
+    nothing = score(grounded, "Hi there! How can I help you today?", [BERLIN])
+    assert nothing.value == 1.0 and nothing.details["statements"] == []
+
+
+def test_a_long_document_grounds_a_statement_at_its_end(grounded) -> None:
+    filler = " ".join(
+        f"Section {i} describes the opening hours and the ticket prices of the gallery." for i in range(150)
+    )
+    document = filler + " The museum was founded in 1871 by the botanist Henrietta Vogel."
+    result = score(grounded, "Henrietta Vogel founded the museum in 1871.", [document])
+    assert result.value > 0.5
+    closest = result.details["statements"][0]["closest"]
+    assert closest["start"] > len(filler) - 200
+    assert "Henrietta Vogel" in document[closest["start"] : closest["end"]]
+
+
+def test_the_context_can_be_the_input_history_or_a_plain_string(grounded) -> None:
+    [from_string] = grounded.run_batch([FAITHFUL], None, [""], [REPORT])
+    [from_history] = grounded.run_batch([FAITHFUL], None, [""], [full_context(history=REPORT)])
+    [from_input] = grounded.run_batch([FAITHFUL], None, [REPORT], [None])
+    assert from_string.value > 0.5 and from_history.value > 0.5 and from_input.value > 0.5
+    assert from_history.details["statements"][0]["closest"]["field"] == "history"
+    assert from_input.details["statements"][0]["closest"]["field"] == "input"
+    documents = ["The Eiffel Tower is in Paris.", REPORT]
+    [second] = grounded.run_batch([INVENTED], None, [""], [full_context(documents)])
+    assert second.details["statements"][1]["closest"]["field"] == "information_retrieval[1]"
+
+
+def test_empty_context_and_empty_output_are_clear_errors(grounded) -> None:
+    no_context, empty_output = grounded.run_batch([FAITHFUL, "  "], None, ["", QUESTION], [full_context(), [BERLIN]])
+    assert no_context.error == NO_CONTEXT
+    assert empty_output.error == "the output is empty"
+
+
+def test_hallucination_free_on_clear_cases(hallucination_free) -> None:
+    free = score(hallucination_free, FAITHFUL, [REPORT])
+    invented = score(hallucination_free, "The capital is Paris, which is on the Seine.", [BERLIN], QUESTION)
+    assert (free.value, free.label, free.details["has_hallucination"]) == (1.0, "true", False)
+    assert (invented.value, invented.label, invented.details["has_hallucination"]) == (0.0, "false", True)
+    assert "Paris" in invented.details["reasoning"]
+    assert invented.spans
+
+
+def test_the_offline_default_names_the_packaged_artifacts(grounded) -> None:
+    model_id = grounded.model_id()
+    for part in ("all-MiniLM-L6-v2-int8@", "ms-marco-MiniLM-L-12-v2-int8@", "nli-head@", "grounded-head@"):
+        assert part in model_id
+    assert GroundedInContext.from_dict(grounded.to_dict()).model_id() == model_id
+
+
+def test_a_missing_nli_model_folder_is_a_clear_error(tmp_path) -> None:
+    with pytest.raises(ScorerUnavailable, match="no such file or folder"):
+        GroundedInContext(nli_model=str(tmp_path / "no-such-model"))
+
+
+def test_hallucination_free_with_a_model_id_is_the_llm_judge() -> None:
+    judge = HallucinationFree(model_id="openai/judge-model")
+    assert judge.name() == "llm_hallucination_free"
+    assert type(HallucinationFree()) is HallucinationFree
