@@ -140,7 +140,15 @@ def evaluate(path: Path, entry: Entry, batch_size: int) -> dict[str, Any]:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     scorer: Scorer = registry.get(entry.prop).from_dict(entry.config)
     scorer.current_field = "output" if entry.candidate == "output" else "input"
-    scorer.run_batch(["warm-up: load the model before the clock starts"])
+    # Warm up on the first row with all its columns, so that every model a property uses (some
+    # load only once there is a context) is loaded before the clock starts.
+    first = rows[:1]
+    scorer.run_batch(
+        [row[entry.candidate] for row in first],
+        [row[entry.reference] for row in first] if entry.reference else None,
+        [row[entry.input] for row in first] if entry.input else None,
+        [context_for(scorer, row[entry.context]) for row in first] if entry.context else None,
+    )
     started = time.perf_counter()
     values: list[float | None] = []
     for first in range(0, len(rows), batch_size):
