@@ -142,23 +142,12 @@ def evaluate(path: Path, entry: Entry, batch_size: int) -> dict[str, Any]:
     scorer.current_field = "output" if entry.candidate == "output" else "input"
     # Warm up on the first row with all its columns, so that every model a property uses (some
     # load only once there is a context) is loaded before the clock starts.
-    first = rows[:1]
-    scorer.run_batch(
-        [row[entry.candidate] for row in first],
-        [row[entry.reference] for row in first] if entry.reference else None,
-        [row[entry.input] for row in first] if entry.input else None,
-        [context_for(scorer, row[entry.context]) for row in first] if entry.context else None,
-    )
+    scorer.run_batch(*batch_arguments(scorer, entry, rows[:1]))
     started = time.perf_counter()
     values: list[float | None] = []
     for first in range(0, len(rows), batch_size):
         batch = rows[first : first + batch_size]
-        results = scorer.run_batch(
-            [row[entry.candidate] for row in batch],
-            [row[entry.reference] for row in batch] if entry.reference else None,
-            [row[entry.input] for row in batch] if entry.input else None,
-            [context_for(scorer, row[entry.context]) for row in batch] if entry.context else None,
-        )
+        results = scorer.run_batch(*batch_arguments(scorer, entry, batch))
         values.extend(as_score(result).value for result in results)
     elapsed = time.perf_counter() - started
     labels = [entry.positive(row["label"]) for row in rows]
@@ -177,6 +166,16 @@ def evaluate(path: Path, entry: Entry, batch_size: int) -> dict[str, Any]:
         "target": entry.target,
         "model": scorer.model_id(),
     }
+
+
+def batch_arguments(scorer: Scorer, entry: Entry, rows: list[dict[str, Any]]) -> tuple[Any, ...]:
+    """`run_batch`'s arguments (candidates, references, inputs, contexts) from labelled rows."""
+    return (
+        [row[entry.candidate] for row in rows],
+        [row[entry.reference] for row in rows] if entry.reference else None,
+        [row[entry.input] for row in rows] if entry.input else None,
+        [context_for(scorer, row[entry.context]) for row in rows] if entry.context else None,
+    )
 
 
 def context_for(scorer: Scorer, documents: Any) -> Any:
