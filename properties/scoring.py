@@ -36,6 +36,8 @@ DEFAULT_PROPERTIES = [
     "avoided_answer",
     "pii_risk",
     "relevance",
+    "grounded_in_context",
+    "information_density",
 ]
 # Interaction ids read per query while planning: keeps memory flat on runs of any size.
 PLAN_PAGE = 10_000

@@ -344,11 +344,17 @@ class GroundedInContext(Scorer):
             )
             if judgement.supported < self.threshold:
                 note = f"closest passage: {passage.where()}: {_preview(passage.text)}"
-                spans.append(Span(self.current_field, start, end, "ungrounded", round(judgement.supported, 4), note))
+                score = round(judgement.supported, 4)
+                spans.append(Span(self.current_field, start, end, "ungrounded", score, note))
+                # The passage too, so that the Data Screen marks where the closest support was.
+                quoted = _preview(text[start:end], 60)
+                spans.append(
+                    Span(passage.field, passage.start, passage.end, "closest passage", score, f"for: {quoted}")
+                )
         value = aggregate([j.supported for j in judgements])
         details = {
             "statements": rows,
-            "ungrounded": len(spans),
+            "ungrounded": sum(span.label == "ungrounded" for span in spans),
             "threshold": self.threshold,
             "formula": f"{MIN_WEIGHT} * min + {1 - MIN_WEIGHT:.2f} * mean of P(supported) over statements",
         }

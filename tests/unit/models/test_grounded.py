@@ -51,15 +51,16 @@ def test_an_invented_number_lowers_the_score_and_is_the_span(grounded) -> None:
     invented = score(grounded, INVENTED, [REPORT])
     assert invented.value < faithful.value
     assert faithful.value > 0.5
-    assert [(s.field, s.start, s.end) for s in invented.spans] == [
-        ("output", INVENTED.index("It employs"), len(INVENTED))
-    ]
-    [span] = invented.spans
+    span, passage = invented.spans
+    assert (span.field, span.start, span.end) == ("output", INVENTED.index("It employs"), len(INVENTED))
     assert span.score < 0.5
     assert "information_retrieval[0]" in span.note
     closest = invented.details["statements"][1]["closest"]
     assert closest["field"] == "information_retrieval[0]"
     assert "12,000 people" in REPORT[closest["start"] : closest["end"]]
+    # The closest passage is marked too, in its own field, for the Data Screen.
+    assert (passage.field, passage.start, passage.end) == (closest["field"], closest["start"], closest["end"])
+    assert passage.label == "closest passage" and "It employs" in passage.note
 
 
 def test_an_answer_about_paris_is_not_grounded_in_a_berlin_context(grounded) -> None:
