@@ -23,6 +23,7 @@ from pathlib import Path
 from bench.quality import DEFAULT_FOLDER, ENTRIES
 from properties.scorers import pii_detectors, registry
 from properties.scorers.base import Scorer
+from properties.scorers.fluency import LMHeadPredictor
 from properties.scorers.model_scorer import ModelScorer
 from properties.scorers.pii import PIIRisk
 
@@ -49,6 +50,8 @@ def raw_call(scorer: Scorer) -> Callable[[list[str]], object]:
         return lambda batch: (ner.entities(batch), [pii_detectors.detect(text) for text in batch])
     assert isinstance(scorer, ModelScorer)
     predictor = scorer.predictor()
+    if isinstance(predictor, LMHeadPredictor):
+        return predictor.lm.features  # Fluency: the causal LM's forward passes alone
     return predictor.predict
 
 

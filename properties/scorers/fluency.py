@@ -1,8 +1,19 @@
 """Fluency: how close a text is to fluent, well-formed English, 0 to 1.
 
-Default model: a logistic-regression head (`python -m properties.training.fluency`) over the
-MiniLM embedding and surface markers of broken or casual writing (see `linguistic.py`), trained
-on CoLA grammatical acceptability judgements.
+Default model: a logistic-regression head (`python -m properties.training.fluency`) over what a
+small causal language model makes of each sentence (`causal_lm.py`: token log-probabilities against
+a unigram baseline, and the mean hidden state of SmolLM2-135M's middle layer) plus
+surface markers of casual writing (`linguistic.py`), trained on CoLA acceptability judgements,
+tweets (as not fluent) and Wikipedia sentences (as fluent).
+
+A text is split into sentences (Punkt; a sentence over `causal_lm.SENTENCE_TOKENS` tokens into
+overlapping windows), every sentence is scored, and the text's value is the mean of its sentences'
+values: the share of the text that reads as fluent, to which every sentence, the last included,
+contributes.
+
+`model=` takes a Hugging Face id or local folder of another causal LM (with `head=`, a head trained
+on it by `python -m properties.training.fluency --encoder MODEL --out HEAD.npz`), or of a sequence
+classifier of acceptability (e.g. a CoLA fine-tune), whose positive-label probability is used.
 """
 
 from __future__ import annotations
@@ -11,16 +22,43 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from properties.scorers import models
+from properties.scorers import causal_lm, models
+from properties.scorers.heads import Head
 from properties.scorers.linguistic import SURFACE_FEATURES, surface_features
-from properties.scorers.model_scorer import ModelScorer
+from properties.scorers.model_scorer import ClassifierPredictor, ModelScorer
 from properties.scorers.registry import builtin
 
 EXTRA_FEATURES = SURFACE_FEATURES
 
 
-def fluency_features(texts: Sequence[str], encoder: models.Encoder) -> np.ndarray:
-    return np.hstack([encoder.encode(texts), surface_features(texts)])
+def fluency_features(texts: Sequence[str], lm: causal_lm.CausalLM) -> np.ndarray:
+    """The LM's features and the surface markers of each text (a sentence or a window of one)."""
+    return np.hstack([lm.features(texts), surface_features(texts)])
+
+
+class LMHeadPredictor:
+    """Every sentence of every text through the causal LM and the head; a text's mean."""
+
+    def __init__(self, prop: str, lm: causal_lm.CausalLM, head: Head) -> None:
+        if head.encoder != lm.model_id:
+            raise models.unavailable(
+                prop,
+                lm.model_id,
+                f"the head was trained on the language model {head.encoder!r}",
+                f"Train a head on this model with `python -m properties.training.{prop} --encoder MODEL --out "
+                "HEAD.npz` and set `head` to it.",
+            )
+        self.lm, self.head, self.model_id = lm, head, lm.model_id
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray:
+        windowed = sentence_units(texts, self.lm)
+        values = self.head.predict(fluency_features(windowed.texts, self.lm))
+        return windowed.aggregate(values, len(texts), "mean")
+
+
+def sentence_units(texts: Sequence[str], lm: causal_lm.CausalLM) -> models.Windowed:
+    """The units that are scored alone, at training and at scoring time alike."""
+    return models.sentence_windows(texts, lm.token_offsets, causal_lm.SENTENCE_TOKENS, causal_lm.SENTENCE_OVERLAP)
 
 
 @builtin
@@ -34,4 +72,42 @@ class Fluency(ModelScorer):
         return "fluency"
 
     def featurize(self, texts: Sequence[str], encoder: models.Encoder) -> np.ndarray:
-        return fluency_features(texts, encoder)
+        raise TypeError("Fluency reads a causal language model, not a sentence encoder: see fluency_features")
+
+    def _load_predictor(self) -> LMHeadPredictor | ClassifierPredictor:
+        prop = self.name()
+        if self.model is None:
+            return LMHeadPredictor(prop, causal_lm.packaged_lm(prop), self._load_head())
+        architectures = _architectures(self.model)
+        if architectures is None or any(name.endswith("ForSequenceClassification") for name in architectures):
+            # A sequence classifier, or a model that cannot be read: the shared loading and messages.
+            return super()._load_predictor()  # type: ignore[return-value]
+        if not any(name.endswith("ForCausalLM") for name in architectures):
+            raise models.unavailable(
+                prop,
+                self.model,
+                f"it is neither a causal language model nor a sequence classifier ({architectures})",
+                "Give a causal LM (with a head trained on it) or an acceptability classifier.",
+            )
+        if self.head is None:
+            raise models.unavailable(
+                prop,
+                self.model,
+                "it is a causal language model, and a head trained on it is needed",
+                f"Train one with `python -m properties.training.{prop} --encoder {self.model} --out HEAD.npz` and "
+                "set `head` to its path, or give a sequence-classification model.",
+            )
+        return LMHeadPredictor(prop, causal_lm.user_lm(prop, self.model), self._load_head())
+
+    def model_id(self) -> str:
+        if self.model is None:
+            return f"{causal_lm.packaged_lm_id(self.name())}+{self.name()}-head@{self._head_digest()}"
+        return super().model_id()
+
+
+def _architectures(source: str) -> list[str] | None:
+    """The architectures a model's config names; None where the config cannot be read."""
+    try:
+        return list(models._read_config(source).get("architectures") or [])
+    except (OSError, ValueError, ImportError):
+        return None

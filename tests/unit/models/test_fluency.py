@@ -1,0 +1,107 @@
+"""Fluency: the causal LM's features, sentence-by-sentence scoring of long texts, a user's LM."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from properties.scorers import causal_lm
+from properties.scorers.base import ScorerUnavailable
+from properties.scorers.fluency import Fluency
+from properties.training.fluency import train_head
+
+DIGEST = r"@[0-9a-f]{12}"
+GOOD = "The committee approved the budget after a long discussion."
+# Minimal pairs in the style of CoLA: the same words, one version broken.
+PAIRS = [
+    ("The dog chased the cat into the garden.", "The dog chased cat the into garden the."),
+    ("She has lived in Paris for ten years.", "She have lived in Paris for ten years."),
+    ("Which book did you say that John read?", "Which book did you say that John read it the?"),
+    ("They were talking about the weather.", "They was talking about about the weather."),
+]
+
+
+@pytest.fixture(scope="session")
+def lm(fluency) -> causal_lm.CausalLM:
+    return causal_lm.packaged_lm("fluency")
+
+
+def feature(lm: causal_lm.CausalLM, texts: list[str], name: str) -> np.ndarray:
+    return lm.features(texts)[:, causal_lm.LM_FEATURES.index(name)]
+
+
+def test_the_lm_finds_broken_word_order_less_probable(lm) -> None:
+    good, bad = zip(*PAIRS, strict=True)
+    assert np.all(feature(lm, list(good), "logprob_mean") > feature(lm, list(bad), "logprob_mean"))
+    assert np.all(feature(lm, list(good), "slor") > feature(lm, list(bad), "slor"))
+
+
+def test_a_cut_off_sentence_is_unlikely_to_end_there(lm) -> None:
+    whole, cut = feature(lm, ["I put the book on the table.", "I put the book on the"], "end_logprob")
+    assert whole > cut + 2.0
+
+
+def test_features_have_the_documented_width(lm) -> None:
+    rows = lm.features(["Short.", GOOD, " "])
+    assert rows.shape == (3, lm.width)
+    assert lm.layers == [15]  # the middle of SmolLM2's 30 layers
+    assert np.isfinite(rows).all()
+
+
+def test_fluency_prefers_the_grammatical_member_of_minimal_pairs(fluency) -> None:
+    scores = [result.value for result in fluency.run_batch([text for pair in PAIRS for text in pair])]
+    assert all(good > bad for good, bad in zip(scores[::2], scores[1::2], strict=True))
+
+
+def test_a_long_text_is_the_mean_of_its_sentences(fluency) -> None:
+    broken = "Him go store yesterday buyed apple many."
+    text = " ".join([GOOD] * 40 + [broken] * 10)  # ~600 tokens: past any single window
+    [whole, good, bad] = [result.value for result in fluency.run_batch([text, GOOD, broken])]
+    assert good > 0.7 and bad < 0.5
+    # Every sentence counts, the broken tail included.
+    assert whole == pytest.approx((40 * good + 10 * bad) / 50, abs=2e-4)
+
+
+def test_model_id_names_the_lm_and_the_head(fluency) -> None:
+    assert re.fullmatch(rf"SmolLM2-135M-Instruct-Q4_1{DIGEST}\+fluency-head{DIGEST}", fluency.model_id())
+
+
+@pytest.fixture(scope="session")
+def local_lm_folder(lm, tmp_path_factory) -> str:
+    """A user's local causal LM folder: the packaged SmolLM2 saved in Hugging Face format."""
+    from transformers import AutoModelForCausalLM
+
+    folder = tmp_path_factory.mktemp("causal-lm")
+    # The GGUF-loaded model refuses to be saved as quantized: rebuild it plain, same fp32 weights.
+    config = lm.model.config.to_dict()
+    config.pop("quantization_config", None)
+    model = AutoModelForCausalLM.from_config(type(lm.model.config).from_dict(config))
+    model.load_state_dict(lm.model.state_dict())
+    model.save_pretrained(folder)
+    lm.tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def test_a_local_causal_lm_needs_a_head_trained_on_it(local_lm_folder) -> None:
+    with pytest.raises(ScorerUnavailable, match=r"fluency: .*a head trained on it .*python -m properties.training"):
+        Fluency(model=local_lm_folder).run_batch(["Some text."])
+
+
+def test_a_local_causal_lm_with_its_own_head(local_lm_folder, tmp_path) -> None:
+    good, bad = (list(side) for side in zip(*PAIRS, strict=True))
+    good += [
+        "The train left the station on time.",
+        "We never found any of the unicorns.",
+        "It rained all day in the hills.",
+    ]
+    bad += ["u r gr8 lol", "lol wat dat", "omg ppl r so dum smh"]
+    user_lm = causal_lm.user_lm("fluency", local_lm_folder)
+    head, _ = train_head(good + bad, np.array([1] * len(good) + [0] * len(bad)), user_lm)
+    head.save(tmp_path / "head.npz")
+
+    scorer = Fluency(model=local_lm_folder, head=str(tmp_path / "head.npz"))
+    fluent, chat = (result.value for result in scorer.run_batch([GOOD, "idk lol u r gr8"]))
+    assert fluent > chat
+    assert re.fullmatch(rf"{re.escape(local_lm_folder)}{DIGEST}\+head{DIGEST}", scorer.model_id())
