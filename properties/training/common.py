@@ -53,8 +53,8 @@ def encoder_for(prop: str, source: str | None) -> models.Encoder:
     return models.packaged_encoder(prop) if source is None else models.user_encoder(prop, source)
 
 
-def fit_head(features: np.ndarray, labels: np.ndarray) -> tuple[Head, dict[str, Any]]:
-    """Standardise, then logistic regression with C chosen by 5-fold cross-validated ROC-AUC."""
+def fit_head(features: np.ndarray, labels: np.ndarray, grid: Sequence[float] = C_GRID) -> tuple[Head, dict[str, Any]]:
+    """Standardise, then logistic regression with C from `grid` chosen by 5-fold cross-validated ROC-AUC."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_score
     from sklearn.pipeline import make_pipeline
@@ -62,10 +62,10 @@ def fit_head(features: np.ndarray, labels: np.ndarray) -> tuple[Head, dict[str, 
 
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=SEED)
     scores = {}
-    for c in C_GRID:
+    for c in grid:
         pipeline = make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=5000, random_state=SEED))
         scores[c] = float(np.mean(cross_val_score(pipeline, features, labels, cv=folds, scoring="roc_auc")))
-    best = max(C_GRID, key=lambda c: (scores[c], -c))
+    best = max(grid, key=lambda c: (scores[c], -c))
     scaler = StandardScaler().fit(features)
     model = LogisticRegression(C=best, max_iter=5000, random_state=SEED).fit(scaler.transform(features), labels)
     scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)

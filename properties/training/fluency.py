@@ -34,7 +34,7 @@ import numpy as np
 from properties.scorers import causal_lm
 from properties.scorers.fluency import EXTRA_FEATURES, fluency_features, sentence_units
 from properties.scorers.heads import Head
-from properties.training.common import SEED, file_sha, load_classification, parse_args, read_rows
+from properties.training.common import SEED, file_sha, fit_head, load_classification, parse_args, read_rows
 
 PROP = "fluency"
 FILES = ("fluency_cola_train.jsonl", "toxicity_davidson.jsonl", "relevance_qnli.jsonl")
@@ -84,7 +84,7 @@ def train_head(
     units = sentence_units(texts, lm)
     owner = np.asarray(units.owner)
     features = cached_features(units.texts, lm, cache)
-    head, fit = fit_head_on_grid(features, labels[owner])
+    head, fit = fit_head(features, labels[owner], grid=C_GRID)
     if cola_rows:
         fit["cola_holdout_roc_auc"] = held_out_cola(features, labels, owner, cola_rows, fit["C"])
     head.meta = {
@@ -99,27 +99,6 @@ def train_head(
         **fit,
     }
     return head, fit
-
-
-def fit_head_on_grid(features: np.ndarray, labels: np.ndarray) -> tuple[Head, dict]:
-    """`common.fit_head` with this property's `C_GRID`: standardise, then logistic regression with C
-    chosen by 5-fold cross-validated ROC-AUC."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import StratifiedKFold, cross_val_score
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=SEED)
-    scores = {}
-    for c in C_GRID:
-        pipeline = make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=5000, random_state=SEED))
-        scores[c] = float(np.mean(cross_val_score(pipeline, features, labels, cv=folds, scoring="roc_auc")))
-    best = max(C_GRID, key=lambda c: (scores[c], -c))
-    scaler = StandardScaler().fit(features)
-    model = LogisticRegression(C=best, max_iter=5000, random_state=SEED).fit(scaler.transform(features), labels)
-    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
-    head = Head(mean=scaler.mean_, scale=scale, coef=model.coef_[0], intercept=float(model.intercept_[0]))
-    return head, {"C": best, "cv_roc_auc": {str(c): round(s, 4) for c, s in scores.items()}}
 
 
 def cached_features(texts: list[str], lm: causal_lm.CausalLM, cache: Path | None) -> np.ndarray:
