@@ -141,3 +141,27 @@ def test_hallucination_free_with_a_model_id_is_the_llm_judge() -> None:
     judge = HallucinationFree(model_id="openai/judge-model")
     assert judge.name() == "llm_hallucination_free"
     assert type(HallucinationFree()) is HallucinationFree
+
+
+@pytest.mark.django_db
+def test_the_data_screen_marks_the_ungrounded_statement_and_its_closest_passage(client, grounded) -> None:
+    """Through the pipeline's own scoring and storing, then the detail pane, as a user sees it."""
+    from django.urls import reverse
+
+    from properties import scoring
+    from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
+
+    user = UserFactory()
+    run = RunFactory(project=ProjectFactory(owner=user))
+    interaction = InteractionFactory(
+        run=run, input="How big is Northwind?", output=INVENTED, information_retrieval=[REPORT]
+    )
+    setup = scoring.build_scorer(run.project, "grounded_in_context")
+    scoring.store_values(run.pk, setup, scoring.compute_scores(setup, [interaction]))
+    client.force_login(user)
+    url = reverse("properties:interaction-detail", args=[interaction.pk])
+    body = client.get(url, {"highlight": "grounded_in_context.output"}, HTTP_HX_REQUEST="true").content.decode()
+    marked = [chunk.split("</mark>", 1)[0] for chunk in body.split("<mark")[1:]]
+    # The statement in the output, and the report's passage that holds the true figure.
+    assert any("45,000 people" in chunk for chunk in marked)
+    assert any("12,000 people" in chunk for chunk in marked)
