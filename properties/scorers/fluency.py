@@ -2,7 +2,7 @@
 
 Default model: a logistic-regression head (`python -m properties.training.fluency`) over what a
 small causal language model makes of each sentence (`causal_lm.py`: token log-probabilities against
-a unigram baseline, and the mean hidden state of SmolLM2-135M's middle layer) plus
+a unigram baseline, and the mean hidden states of two of SmolLM2-135M's middle layers) plus
 surface markers of casual writing (`linguistic.py`), trained on CoLA acceptability judgements,
 tweets (as not fluent) and Wikipedia sentences (as fluent).
 
