@@ -24,15 +24,14 @@ from the figures) and the chunks read as relevant (`relevant_chunks`, like Weave
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from properties.scorers import cross_encoder, models
 from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.llm_judges import LLMContextRelevancy
 from properties.scorers.registry import builtin
-from properties.scorers.relevance import CALIBRATION, load_calibration
-from properties.scorers.retrieval_relevance import chunk_document, documents_of
+from properties.scorers.relevance import CALIBRATION
+from properties.scorers.retrieval_relevance import ScoredChunk, document_chunks, documents_of, score_chunks
 from properties.scorers.weave_routing import JudgedWhenModelNamed
 
 # Weights of the best chunk and of the relevant share (see the module docstring): equal, since
@@ -42,23 +41,11 @@ BEST_WEIGHT = 0.5
 # relevant (0.5); below it a chunk is left out of the evidence.
 RELEVANT = 0.5
 MAX_SPANS = 5
-# Chunk texts in details are cut to this many characters (the span holds the exact range).
+# ScoredChunk texts in details are cut to this many characters (the span holds the exact range).
 DETAIL_TEXT_CHARS = 200
 
 
-@dataclass(frozen=True)
-class Chunk:
-    document: int
-    start: int
-    end: int
-    probability: float
-
-    @property
-    def length(self) -> int:
-        return self.end - self.start
-
-
-def relevancy(chunks: list[Chunk]) -> tuple[float, float, Chunk]:
+def relevancy(chunks: list[ScoredChunk]) -> tuple[float, float, ScoredChunk]:
     """(relevancy_score, relevant share of the text, best chunk) of one interaction's chunks."""
     best = max(chunks, key=lambda chunk: chunk.probability)
     total = sum(chunk.length for chunk in chunks)
@@ -104,12 +91,9 @@ class ContextRelevancy(Scorer, metaclass=JudgedWhenModelNamed):
         inputs = [text if isinstance(text, str) else "" for text in (input_text_batch or [""] * count)]
         contexts = [documents_of(context) for context in (context_batch or [None] * count)]
         results: list[float | Score] = []
-        # Every chunk of every interaction in one list, so that the model runs in full batches.
-        queries: list[str] = []
-        passages: list[str] = []
-        where: list[tuple[int, int, int, int]] = []  # item, document, start, end
+        pending: dict[int, tuple[str, list[str], list[tuple[int, int, int]]]] = {}
         for item, (query, documents) in enumerate(zip(inputs, contexts, strict=True)):
-            chunks = [(d, s, e) for d, doc in enumerate(documents) for s, e in chunk_document(doc)]
+            chunks = document_chunks(documents)
             if not chunks:
                 results.append(
                     Score.failed(
@@ -121,22 +105,12 @@ class ContextRelevancy(Scorer, metaclass=JudgedWhenModelNamed):
                 results.append(Score.failed("the input is empty: context relevancy needs the user's question"))
             else:
                 results.append(Score.failed("not scored"))
-                for d, s, e in chunks:
-                    queries.append(query)
-                    passages.append(documents[d][s:e])
-                    where.append((item, d, s, e))
-        if not passages:
-            return results
-        logits, _, _ = cross_encoder.packaged_reranker(self.name()).best_windows(queries, passages)
-        probabilities = load_calibration(self.name()).probability(logits)
-        per_item: dict[int, list[Chunk]] = {}
-        for (item, d, s, e), p in zip(where, probabilities, strict=True):
-            per_item.setdefault(item, []).append(Chunk(d, s, e, float(p)))
-        for item, chunks in per_item.items():
-            results[item] = self._score(contexts[item], chunks)
+                pending[item] = (query, documents, chunks)
+        for item, scored in score_chunks(self.name(), pending).items():
+            results[item] = self._score(contexts[item], scored)
         return results
 
-    def _score(self, documents: list[str], chunks: list[Chunk]) -> Score:
+    def _score(self, documents: list[str], chunks: list[ScoredChunk]) -> Score:
         value, share, best = relevancy(chunks)
         relevant = sorted((c for c in chunks if c.probability >= RELEVANT), key=lambda c: -c.probability)
         evidence = relevant[:MAX_SPANS] or [best]
@@ -171,7 +145,7 @@ class ContextRelevancy(Scorer, metaclass=JudgedWhenModelNamed):
         return Score(value=round(value, 4), spans=spans, details=details)
 
 
-def _reasoning(chunks: list[Chunk], relevant: list[Chunk], share: float, best: Chunk) -> str:
+def _reasoning(chunks: list[ScoredChunk], relevant: list[ScoredChunk], share: float, best: ScoredChunk) -> str:
     where = f"document {best.document}, characters {best.start}-{best.end}"
     if not relevant:
         return (

@@ -26,6 +26,7 @@ import json
 import math
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -108,6 +109,51 @@ def chunk_document(text: str) -> list[tuple[int, int]]:
         chunks.extend(_split_paragraph(text, position, end))
         position = brk.end() if brk else len(text)
     return chunks
+
+
+@dataclass(frozen=True)
+class ScoredChunk:
+    """A chunk of one retrieved document and its calibrated relevance to the input."""
+
+    document: int
+    start: int
+    end: int
+    probability: float
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+
+def document_chunks(documents: list[str]) -> list[tuple[int, int, int]]:
+    """(document, start, end) of every chunk of an interaction's documents."""
+    return [(d, start, end) for d, text in enumerate(documents) for start, end in chunk_document(text)]
+
+
+def score_chunks(
+    prop: str, items: dict[int, tuple[str, list[str], list[tuple[int, int, int]]]]
+) -> dict[int, list[ScoredChunk]]:
+    """Calibrated cross-encoder relevance of each chunk to its item's query, keyed by item.
+
+    `items` maps an item to (query, documents, document_chunks(documents)); every chunk of every
+    item goes into one list, so that the model runs in full batches.
+    """
+    queries: list[str] = []
+    passages: list[str] = []
+    where: list[tuple[int, int, int, int]] = []  # item, document, start, end
+    for item, (query, documents, chunks) in items.items():
+        for d, start, end in chunks:
+            queries.append(query)
+            passages.append(documents[d][start:end])
+            where.append((item, d, start, end))
+    if not passages:
+        return {}
+    logits, _, _ = cross_encoder.packaged_reranker(prop).best_windows(queries, passages)
+    probabilities = load_calibration(prop).probability(logits)
+    scored: dict[int, list[ScoredChunk]] = {}
+    for (item, d, start, end), probability in zip(where, probabilities, strict=True):
+        scored.setdefault(item, []).append(ScoredChunk(d, start, end, float(probability)))
+    return scored
 
 
 def _split_paragraph(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -207,35 +253,25 @@ class RetrievalRelevance(Scorer):
         inputs = [text if isinstance(text, str) else "" for text in (input_text_batch or [""] * count)]
         contexts = [documents_of(context) for context in (context_batch or [None] * count)]
         results: list[float | Score] = []
-        # Every chunk of every interaction in one list, so that the model runs in full batches.
-        queries: list[str] = []
-        passages: list[str] = []
-        where: list[tuple[int, int, int, int]] = []  # item, document, start, end
+        pending: dict[int, tuple[str, list[str], list[tuple[int, int, int]]]] = {}
         for item, (query, documents) in enumerate(zip(inputs, contexts, strict=True)):
-            chunks = [(d, s, e) for d, doc in enumerate(documents) for s, e in chunk_document(doc)]
+            chunks = document_chunks(documents)
             if not query.strip():
                 results.append(Score.failed("the input is empty: retrieval relevance needs the user's input"))
             elif not chunks:
                 results.append(Score.failed("no retrieved documents with text in information_retrieval"))
             else:
                 results.append(Score.failed("not scored"))
-                for d, s, e in chunks:
-                    queries.append(query)
-                    passages.append(documents[d][s:e])
-                    where.append((item, d, s, e))
-        if not passages:
-            return results
-        model = cross_encoder.packaged_reranker(self.name())
-        logits, _, _ = model.best_windows(queries, passages)
-        semantic = load_calibration(self.name()).probability(logits)
-        for item in sorted({w[0] for w in where}):
-            rows = [row for row, w in enumerate(where) if w[0] == item]
-            lexical = bm25_scores(inputs[item], [passages[row] for row in rows])
+                pending[item] = (query, documents, chunks)
+        for item, scored in score_chunks(self.name(), pending).items():
+            documents = contexts[item]
+            lexical = bm25_scores(inputs[item], [documents[c.document][c.start : c.end] for c in scored])
             lexical = lexical / lexical.max() if lexical.max() > 0 else lexical
             chunk_scores = [
-                (where[row], float(semantic[row]), float(lex)) for row, lex in zip(rows, lexical, strict=True)
+                ((item, c.document, c.start, c.end), c.probability, float(lex))
+                for c, lex in zip(scored, lexical, strict=True)
             ]
-            results[item] = self._score(len(contexts[item]), chunk_scores)
+            results[item] = self._score(len(documents), chunk_scores)
         return results
 
     def _score(self, documents: int, chunks: list[tuple[tuple[int, int, int, int], float, float]]) -> Score:
