@@ -165,3 +165,45 @@ def test_the_data_screen_marks_the_ungrounded_statement_and_its_closest_passage(
     # The statement in the output, and the report's passage that holds the true figure.
     assert any("45,000 people" in chunk for chunk in marked)
     assert any("12,000 people" in chunk for chunk in marked)
+
+
+def _nli_folder(source: str, folder, labels: dict[int, str]):
+    """A user's NLI classifier folder, built here from the MiniLM weights with a fresh head."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    model = AutoModelForSequenceClassification.from_pretrained(
+        source, num_labels=len(labels), id2label=labels, label2id={v: k for k, v in labels.items()}
+    )
+    model.save_pretrained(folder)
+    AutoTokenizer.from_pretrained(source).save_pretrained(folder)
+    return folder
+
+
+def test_a_local_nli_model_folder_gives_the_support_judgement(grounded, minilm_folder, tmp_path) -> None:
+    import numpy as np
+
+    folder = _nli_folder(minilm_folder, tmp_path / "nli", {0: "contradiction", 1: "neutral", 2: "entailment"})
+    scorer = GroundedInContext(nli_model=str(folder))
+    scorer.current_field = "output"
+    result = score(scorer, INVENTED, [REPORT])
+    assert 0.0 <= result.value <= 1.0
+    assert scorer.model_id().split("+")[-2].startswith(f"{folder}@")  # old values go stale with the model
+    nli = scorer.grounder().nli
+    assert nli.index == 2  # found by its name, "entailment"
+    # The statement's NLI signal is the folder's model on (closest passage, statement), not the packaged head.
+    first = result.details["statements"][0]
+    premise = REPORT[first["closest"]["start"] : first["closest"]["end"]]
+    claim = INVENTED[first["start"] : first["end"]]
+    [p] = nli.entailment([claim], [premise])
+    assert first["signals"]["nli_logit"] == pytest.approx(float(np.log(p / (1 - p))), abs=1e-3)
+    packaged = score(grounded, INVENTED, [REPORT]).details["statements"][0]["signals"]["nli_logit"]
+    assert first["signals"]["nli_logit"] != pytest.approx(packaged, abs=1e-3)
+
+
+def test_an_nli_model_without_an_entailment_label_is_a_clear_error(minilm_folder, tmp_path) -> None:
+    folder = _nli_folder(minilm_folder, tmp_path / "nli", {0: "alpha", 1: "beta", 2: "gamma"})
+    scorer = GroundedInContext(nli_model=str(folder))
+    scorer.current_field = "output"
+    with pytest.raises(ScorerUnavailable, match="alpha") as raised:
+        scorer.run_batch([FAITHFUL], None, [""], [full_context([REPORT])])
+    assert "grounded_in_context" in str(raised.value) and str(folder) in str(raised.value)
