@@ -8,7 +8,8 @@ are scored twice in the same process, the models already loaded:
 - *ours*: `scorer.run_batch` in batches, as a worker does (Score objects, empty-text checks,
   evidence spans: Avoided Answer's refusal sentences, PII Risk's entity spans);
 - *raw*: the loaded models called directly on the same batches: the encoder, packaged classifiers
-  and head (`predictor.predict`), or the NER model and detectors for PII.
+  and head (`predictor.predict`), for Fluency the causal LM's forward passes and its adapted layers,
+  or the NER model and detectors for PII.
 
 It prints interactions/s of each and the ratio ours/raw (target >= 0.85).
 """
@@ -19,6 +20,8 @@ import argparse
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import numpy as np
 
 from bench.quality import DEFAULT_FOLDER, ENTRIES
 from properties.scorers import pii_detectors, registry
@@ -51,8 +54,21 @@ def raw_call(scorer: Scorer) -> Callable[[list[str]], object]:
     assert isinstance(scorer, ModelScorer)
     predictor = scorer.predictor()
     if isinstance(predictor, LMHeadPredictor):
-        return predictor.lm.features  # Fluency: the causal LM's forward passes alone
+        return lm_calls(predictor)
     return predictor.predict
+
+
+def lm_calls(predictor: LMHeadPredictor) -> Callable[[list[str]], object]:
+    """Fluency's model work alone: the causal LM's forward passes, then the adapted layers."""
+    adapter = predictor.adapter
+
+    def call(batch: list[str]) -> object:
+        _, states = predictor.lm.read(batch, adapter.first if adapter is not None else None)
+        if adapter is not None:
+            return adapter.predict(states, np.zeros((len(batch), len(adapter.extra_mean))))
+        return states
+
+    return call
 
 
 def timed(function: Callable[[list[str]], object], texts: list[str], batch_size: int, repeat: int) -> float:

@@ -87,15 +87,23 @@ class CausalLM:
 
     def features(self, texts: Sequence[str]) -> np.ndarray:
         """One row of `width` numbers per text, in batches sorted by length to cut padding."""
+        return self.read(texts)[0]
+
+    def read(self, texts: Sequence[str], token_layer: int | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
+        """`features`, and with `token_layer` each text's hidden states at that layer, one row per
+        token, the two document boundaries included (what `lm_adapter` reads)."""
         ids = [self.tokenizer(text, add_special_tokens=False)["input_ids"][:SENTENCE_TOKENS] for text in texts]
         out = np.zeros((len(texts), self.width), dtype=np.float32)
+        states: list[np.ndarray] = [np.zeros((0, 0), dtype=np.float32)] * len(texts)
         order = np.argsort([len(row) for row in ids], kind="stable")
         for first in range(0, len(order), LM_BATCH_SIZE):
             batch = order[first : first + LM_BATCH_SIZE]
-            out[batch] = self._forward([ids[i] for i in batch])
-        return out
+            out[batch], batch_states = self._forward([ids[i] for i in batch], token_layer)
+            for i, token_states in zip(batch, batch_states, strict=True):
+                states[i] = token_states
+        return out, states
 
-    def _forward(self, batch: list[list[int]]) -> np.ndarray:
+    def _forward(self, batch: list[list[int]], token_layer: int | None) -> tuple[np.ndarray, list[np.ndarray]]:
         import torch
 
         # Each text sits between two document boundaries: scored as a whole document, end included.
@@ -114,7 +122,9 @@ class CausalLM:
             hidden = torch.stack([output.hidden_states[layer] for layer in self.layers], 1).float().cpu().numpy()
             targets = ids[:, 1:].to(self.device)
             chosen = logprobs[:, :-1].gather(-1, targets[..., None])[..., 0].cpu().numpy()
+            tokens = output.hidden_states[token_layer].float().cpu().numpy() if token_layer is not None else None
         rows = []
+        states = []
         for r, row in enumerate(sequences):
             n = len(row)
             token_logprobs = chosen[r, : n - 2]  # the text's own tokens; position n - 2 is the end
@@ -122,7 +132,8 @@ class CausalLM:
             scalars = _scalar_features(token_logprobs, baseline, float(chosen[r, n - 2]))
             pooled = hidden[r, :, 1 : n - 1].mean(axis=1)  # the text's tokens, boundaries left out
             rows.append(np.concatenate([scalars, pooled.ravel()]))
-        return np.vstack(rows)
+            states.append(tokens[r, :n].copy() if tokens is not None else np.zeros((0, 0), dtype=np.float32))
+        return np.vstack(rows), states
 
 
 def _scalar_features(logprobs: np.ndarray, baseline: np.ndarray, end_logprob: float) -> np.ndarray:

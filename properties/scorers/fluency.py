@@ -4,7 +4,9 @@ Default model: a logistic-regression head (`python -m properties.training.fluenc
 small causal language model makes of each sentence (`causal_lm.py`: token log-probabilities against
 a unigram baseline, and the mean hidden states of two of SmolLM2-135M's middle layers) plus
 surface markers of casual writing (`linguistic.py`), trained on CoLA acceptability judgements,
-tweets (as not fluent) and Wikipedia sentences (as fluent).
+tweets (as not fluent) and Wikipedia sentences (as fluent); averaged with an adapter fine-tuned on
+the same sentences over the LM's middle layers (`lm_adapter.py`), stored in the same file. On a
+held-out 15% of CoLA: head 0.799, adapter 0.807, their mean 0.815 ROC-AUC.
 
 A text is split into sentences (Punkt; a sentence over `causal_lm.SENTENCE_TOKENS` tokens into
 overlapping windows), every sentence is scored, and the text's value is the mean of its sentences'
@@ -22,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from properties.scorers import causal_lm, models
+from properties.scorers import causal_lm, lm_adapter, models
 from properties.scorers.heads import Head
 from properties.scorers.linguistic import SURFACE_FEATURES, surface_features
 from properties.scorers.model_scorer import ClassifierPredictor, ModelScorer
@@ -33,11 +35,26 @@ EXTRA_FEATURES = SURFACE_FEATURES
 
 def fluency_features(texts: Sequence[str], lm: causal_lm.CausalLM) -> np.ndarray:
     """The LM's features and the surface markers of each text (a sentence or a window of one)."""
-    return np.hstack([lm.features(texts), surface_features(texts)])
+    return read_units(texts, lm, None)[0]
+
+
+def read_units(
+    texts: Sequence[str], lm: causal_lm.CausalLM, token_layer: int | None
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """`fluency_features`, and each text's hidden states at `token_layer` for the adapter."""
+    features, states = lm.read(texts, token_layer)
+    return np.hstack([features, surface_features(texts)]), states
+
+
+def adapter_extra(features: np.ndarray) -> np.ndarray:
+    """What the adapter reads besides the hidden states: the LM's scalars and the surface markers."""
+    return np.hstack([features[:, : len(causal_lm.LM_FEATURES)], features[:, -len(EXTRA_FEATURES) :]])
 
 
 class LMHeadPredictor:
-    """Every sentence of every text through the causal LM and the head; a text's mean."""
+    """Every sentence of every text through the causal LM, the head and, where the head file holds
+    one, the LM adapter (`lm_adapter.py`): a sentence's value is the mean of the two; a text's value
+    the mean of its sentences'."""
 
     def __init__(self, prop: str, lm: causal_lm.CausalLM, head: Head) -> None:
         if head.encoder != lm.model_id:
@@ -49,11 +66,23 @@ class LMHeadPredictor:
                 "HEAD.npz` and set `head` to it.",
             )
         self.lm, self.head, self.model_id = lm, head, lm.model_id
+        self.adapter = (
+            lm_adapter.Adapter(lm.model, len(causal_lm.LM_FEATURES) + len(EXTRA_FEATURES), head.extras)
+            if head.extras
+            else None
+        )
 
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         windowed = sentence_units(texts, self.lm)
-        values = self.head.predict(fluency_features(windowed.texts, self.lm))
-        return windowed.aggregate(values, len(texts), "mean")
+        return windowed.aggregate(self.predict_units(windowed.texts), len(texts), "mean")
+
+    def predict_units(self, units: Sequence[str]) -> np.ndarray:
+        token_layer = self.adapter.first if self.adapter is not None else None
+        features, states = read_units(units, self.lm, token_layer)
+        values = self.head.predict(features)
+        if self.adapter is not None:
+            values = (values + self.adapter.predict(states, adapter_extra(features))) / 2
+        return values
 
 
 def sentence_units(texts: Sequence[str], lm: causal_lm.CausalLM) -> models.Windowed:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
+EXTRA_PREFIX = "extra."
 
 
 @dataclass
@@ -24,6 +25,8 @@ class Head:
     coef: np.ndarray
     intercept: float
     meta: dict[str, Any] = field(default_factory=dict)
+    # Further trained numbers stored in the same file, by name (Fluency's LM adapter).
+    extras: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def encoder(self) -> str:
@@ -45,6 +48,7 @@ class Head:
                 coef=self.coef.astype(np.float32),
                 intercept=np.float32(self.intercept),
                 meta=np.array(json.dumps(self.meta, sort_keys=True)),
+                **{f"{EXTRA_PREFIX}{name}": value.astype(np.float32) for name, value in self.extras.items()},
             )
 
 
@@ -56,6 +60,9 @@ def load_head(path: Path) -> Head:
             coef=data["coef"].astype(np.float64),
             intercept=float(data["intercept"]),
             meta=json.loads(str(data["meta"])),
+            extras={
+                name.removeprefix(EXTRA_PREFIX): data[name] for name in data.files if name.startswith(EXTRA_PREFIX)
+            },
         )
 
 

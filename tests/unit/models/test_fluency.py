@@ -7,9 +7,9 @@ import re
 import numpy as np
 import pytest
 
-from properties.scorers import causal_lm
+from properties.scorers import causal_lm, lm_adapter
 from properties.scorers.base import ScorerUnavailable
-from properties.scorers.fluency import Fluency
+from properties.scorers.fluency import Fluency, adapter_extra, read_units
 from properties.training.fluency import train_head
 
 DIGEST = r"@[0-9a-f]{12}"
@@ -105,3 +105,31 @@ def test_a_local_causal_lm_with_its_own_head(local_lm_folder, tmp_path) -> None:
     fluent, chat = (result.value for result in scorer.run_batch([GOOD, "idk lol u r gr8"]))
     assert fluent > chat
     assert re.fullmatch(rf"{re.escape(local_lm_folder)}{DIGEST}\+head{DIGEST}", scorer.model_id())
+
+
+def test_an_untrained_adapter_reproduces_the_frozen_layers(lm) -> None:
+    """LoRA starts at zero: the adapted copies then compute what the LM's own layers do, for texts
+    of different lengths in one padded batch."""
+    import torch
+
+    adapter = lm_adapter.Adapter(lm.model, extra_width=3)
+    assert (adapter.first, adapter.last) == (14, 20)
+    texts = [GOOD, "Short one.", "A somewhat longer sentence than the short one, with a clause."]
+    _, states = lm.read(texts, adapter.first)
+    with torch.inference_mode():
+        adapted = adapter.adapted_states(states)
+        for row, text in enumerate(texts):
+            ids = [lm.boundary, *lm.tokenizer(text, add_special_tokens=False)["input_ids"], lm.boundary]
+            frozen = lm.model(input_ids=torch.tensor([ids]), output_hidden_states=True).hidden_states[adapter.last]
+            assert torch.allclose(adapted[row, : len(ids)], frozen[0], atol=1e-3)
+
+
+def test_a_sentence_value_is_the_mean_of_head_and_adapter(fluency, lm) -> None:
+    predictor = fluency.predictor()
+    assert predictor.adapter is not None  # the packaged head file holds the trained adapter
+    units = [GOOD, "The dog chased cat the into garden the."]
+    features, states = read_units(units, lm, predictor.adapter.first)
+    from_head = predictor.head.predict(features)
+    from_adapter = predictor.adapter.predict(states, adapter_extra(features))
+    assert np.allclose(predictor.predict_units(units), (from_head + from_adapter) / 2)
+    assert from_adapter[0] > 0.5 > from_adapter[1]
