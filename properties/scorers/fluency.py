@@ -31,6 +31,8 @@ from properties.scorers.model_scorer import ClassifierPredictor, ModelScorer
 from properties.scorers.registry import builtin
 
 EXTRA_FEATURES = SURFACE_FEATURES
+# What the adapter reads besides hidden states (`adapter_extra`): the LM's scalars, the surface markers.
+ADAPTER_EXTRA_WIDTH = len(causal_lm.LM_FEATURES) + len(EXTRA_FEATURES)
 
 
 def fluency_features(texts: Sequence[str], lm: causal_lm.CausalLM) -> np.ndarray:
@@ -66,11 +68,7 @@ class LMHeadPredictor:
                 "HEAD.npz` and set `head` to it.",
             )
         self.lm, self.head, self.model_id = lm, head, lm.model_id
-        self.adapter = (
-            lm_adapter.Adapter(lm.model, len(causal_lm.LM_FEATURES) + len(EXTRA_FEATURES), head.extras)
-            if head.extras
-            else None
-        )
+        self.adapter = lm_adapter.Adapter(lm.model, ADAPTER_EXTRA_WIDTH, head.extras) if head.extras else None
 
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         windowed = sentence_units(texts, self.lm)

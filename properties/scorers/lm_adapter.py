@@ -42,7 +42,7 @@ def layer_span(depth: int) -> tuple[int, int]:
     return first, max(first + 1, last)
 
 
-def _lora_linear(base: Any, rank: int) -> Any:
+def _lora_linear(base: Any, rank: int, generator: Any) -> Any:
     import torch
 
     class LoRALinear(torch.nn.Module):
@@ -51,8 +51,9 @@ def _lora_linear(base: Any, rank: int) -> Any:
         def __init__(self) -> None:
             super().__init__()
             self.base = base
-            self.a = torch.nn.Parameter(torch.randn(rank, base.in_features) / math.sqrt(base.in_features))
-            self.b = torch.nn.Parameter(torch.zeros(base.out_features, rank))
+            a = torch.randn(rank, base.in_features, generator=generator) / math.sqrt(base.in_features)
+            self.a = torch.nn.Parameter(a.to(base.weight.device))
+            self.b = torch.nn.Parameter(torch.zeros(base.out_features, rank, device=base.weight.device))
 
         def forward(self, x: Any) -> Any:
             return self.base(x) + (x @ self.a.T) @ self.b.T * LORA_SCALE
@@ -69,7 +70,8 @@ class Adapter:
     def __init__(self, model: Any, extra_width: int, arrays: dict[str, np.ndarray] | None = None) -> None:
         import torch
 
-        torch.manual_seed(0)  # the LoRA A matrices' start, for reproducible training
+        # The LoRA A matrices' start, for reproducible training, without touching torch's global seed.
+        generator = torch.Generator().manual_seed(0)
         self.first, self.last = layer_span(model.config.num_hidden_layers)
         # Copies: the frozen model still computes the features the linear head reads.
         self.layers = copy.deepcopy(model.model.layers[self.first : self.last])
@@ -80,10 +82,12 @@ class Adapter:
             for target in TARGETS:
                 parent_name, name = target.split(".")
                 parent = getattr(layer, parent_name)
-                setattr(parent, name, _lora_linear(getattr(parent, name), RANK))
+                setattr(parent, name, _lora_linear(getattr(parent, name), RANK, generator))
+        # Where the LM runs (a GPU when torch sees one): the adapter runs there too.
+        self.device = next(model.parameters()).device
         width = 2 * model.config.hidden_size
-        self.norm = torch.nn.LayerNorm(width)
-        self.unit = torch.nn.Linear(width + extra_width, 1)
+        self.norm = torch.nn.LayerNorm(width).to(self.device)
+        self.unit = torch.nn.Linear(width + extra_width, 1).to(self.device)
         self.extra_mean = np.zeros(extra_width)
         self.extra_scale = np.ones(extra_width)
         if arrays is not None:
@@ -102,11 +106,11 @@ class Adapter:
         import torch
 
         x = self.adapted_states(states)
-        ends = torch.tensor([len(s) - 1 for s in states])
-        end_state = x[torch.arange(len(states)), ends]
+        ends = torch.tensor([len(s) - 1 for s in states], device=self.device)
+        end_state = x[torch.arange(len(states), device=self.device), ends]
         # The text's tokens; a text of whitespace only has none, then the end boundary stands in.
         mean = torch.stack([x[row, 1 : max(2, len(s) - 1)].mean(0) for row, s in enumerate(states)])
-        scaled = torch.from_numpy(((extra - self.extra_mean) / self.extra_scale).astype(np.float32))
+        scaled = torch.from_numpy(((extra - self.extra_mean) / self.extra_scale).astype(np.float32)).to(self.device)
         return self.unit(torch.cat([self.norm(torch.cat([end_state, mean], 1)), scaled], 1))[:, 0]
 
     def adapted_states(self, states: Sequence[np.ndarray]) -> Any:
@@ -114,11 +118,11 @@ class Adapter:
         import torch
 
         width = max(len(s) for s in states)
-        x = torch.zeros((len(states), width, states[0].shape[1]))
+        x = torch.zeros((len(states), width, states[0].shape[1]), device=self.device)
         for row, s in enumerate(states):
-            x[row, : len(s)] = torch.from_numpy(np.asarray(s, dtype=np.float32))
+            x[row, : len(s)] = torch.from_numpy(np.asarray(s, dtype=np.float32)).to(self.device)
         # Right padding under causal attention: no real token attends to a padded one.
-        positions = torch.arange(width)[None].expand(len(states), width)
+        positions = torch.arange(width, device=self.device)[None].expand(len(states), width)
         rotary = self.rotary(x, positions)
         for layer in self.layers:
             x = layer(x, attention_mask=None, position_ids=positions, position_embeddings=rotary)
@@ -135,23 +139,19 @@ class Adapter:
         with torch.inference_mode():
             for first in range(0, len(order), BATCH_SIZE):
                 batch = order[first : first + BATCH_SIZE]
-                out[batch] = self.logits([states[i] for i in batch], extra[batch]).double().numpy()
+                out[batch] = self.logits([states[i] for i in batch], extra[batch]).double().cpu().numpy()
         return 1.0 / (1.0 + np.exp(-np.clip(out, -50.0, 50.0)))
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The trained numbers by name: the LoRA matrices, the norm, the unit, the standardisation."""
         out = {
-            f"layer{index}.{target}.{side}": getattr(
-                getattr(getattr(layer, target.split(".")[0]), target.split(".")[1]), side
-            )
-            .detach()
-            .numpy()
+            f"layer{index}.{target}.{side}": getattr(_lora(layer, target), side).detach().cpu().numpy()
             for index, layer in enumerate(self.layers)
             for target in TARGETS
             for side in ("a", "b")
         }
-        out.update({f"norm.{k}": v.detach().numpy() for k, v in self.norm.state_dict().items()})
-        out.update({f"unit.{k}": v.detach().numpy() for k, v in self.unit.state_dict().items()})
+        out.update({f"norm.{k}": v.detach().cpu().numpy() for k, v in self.norm.state_dict().items()})
+        out.update({f"unit.{k}": v.detach().cpu().numpy() for k, v in self.unit.state_dict().items()})
         out["extra_mean"], out["extra_scale"] = self.extra_mean, self.extra_scale
         return out
 
@@ -161,14 +161,19 @@ class Adapter:
         with torch.no_grad():
             for index, layer in enumerate(self.layers):
                 for target in TARGETS:
-                    parent_name, name = target.split(".")
-                    lora = getattr(getattr(layer, parent_name), name)
+                    lora = _lora(layer, target)
                     lora.a.copy_(torch.from_numpy(arrays[f"layer{index}.{target}.a"]))
                     lora.b.copy_(torch.from_numpy(arrays[f"layer{index}.{target}.b"]))
             self.norm.load_state_dict({k: torch.from_numpy(arrays[f"norm.{k}"]) for k in ("weight", "bias")})
             self.unit.load_state_dict({k: torch.from_numpy(arrays[f"unit.{k}"]) for k in ("weight", "bias")})
         self.extra_mean = arrays["extra_mean"].astype(np.float64)
         self.extra_scale = arrays["extra_scale"].astype(np.float64)
+
+
+def _lora(layer: Any, target: str) -> Any:
+    """The LoRA-wrapped projection `target` ("self_attn.q_proj", ...) of an adapted layer."""
+    parent_name, name = target.split(".")
+    return getattr(getattr(layer, parent_name), name)
 
 
 def fit(
@@ -192,7 +197,7 @@ def fit(
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 50) * max(0.0, 1 - step / steps)
     )
-    targets = torch.tensor(labels, dtype=torch.float32)
+    targets = torch.tensor(labels, dtype=torch.float32, device=adapter.device)
     rng = np.random.default_rng(seed)
     adapter.train(True)
     step = 0

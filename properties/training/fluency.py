@@ -33,7 +33,13 @@ from pathlib import Path
 import numpy as np
 
 from properties.scorers import causal_lm, lm_adapter
-from properties.scorers.fluency import EXTRA_FEATURES, adapter_extra, read_units, sentence_units
+from properties.scorers.fluency import (
+    ADAPTER_EXTRA_WIDTH,
+    EXTRA_FEATURES,
+    adapter_extra,
+    read_units,
+    sentence_units,
+)
 from properties.scorers.heads import Head
 from properties.training.common import SEED, file_sha, fit_head, load_classification, parse_args, read_rows
 
@@ -93,7 +99,7 @@ def train_head(
     held = held_out_rows(labels, cola_rows)
     adapter = None
     if adapter_epochs:
-        adapter = lm_adapter.Adapter(lm.model, len(causal_lm.LM_FEATURES) + len(EXTRA_FEATURES))
+        adapter = lm_adapter.Adapter(lm.model, ADAPTER_EXTRA_WIDTH)
         keep = np.flatnonzero(~np.isin(owner, held))
         lm_adapter.fit(
             adapter,
