@@ -64,6 +64,19 @@ def test_detail_highlights_evidence_from_offsets_on_escaped_text(client_in, run)
     assert "has no evidence spans" in plain and "<mark" not in plain
 
 
+def test_span_notes_quoting_uploaded_text_are_escaped_in_the_title(client_in, run):
+    """Notes quote uploaded text (the closest passage of an ungrounded statement, say)."""
+    interaction = Interaction.objects.get(user_interaction_id="row-1")
+    value = add_value(interaction, "grounded_in_context", value=0.2)
+    note = 'closest passage: "><script>window.pwned=3</script>'
+    value.spans = [{"field": "output", "start": 0, "end": 3, "label": "ungrounded", "score": 0.2, "note": note}]
+    value.save()
+    url = reverse("properties:interaction-detail", args=[interaction.pk])
+    body = client_in.get(url, {"highlight": "grounded_in_context.output"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "&quot;&gt;&lt;script&gt;window.pwned=3&lt;/script&gt;" in body
+    assert "<script>window.pwned=3" not in body
+
+
 def test_a_person_annotates_from_the_detail_pane(client_in, run):
     interaction = Interaction.objects.get(user_interaction_id="row-0")
     url = reverse("properties:interaction-annotate", args=[interaction.pk])
