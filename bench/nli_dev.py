@@ -27,8 +27,10 @@ import numpy as np
 
 from bench.metrics import roc_auc
 from bench.quality import DEFAULT_FOLDER, balanced_accuracy
-from properties.scorers import grounded, nli, statements
+from properties.scorers import grounded_in_context as grounded
 from properties.scorers.base import full_context
+from properties.scorers.runtime import nli
+from properties.scorers.text import statements
 from properties.training.common import DEFAULT_DATA
 
 POSITIVE = frozenset({"entailment", "supported"})

@@ -30,15 +30,15 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 from textblob import TextBlob
 
 from bench.corpus import interactions
-from properties.scorers import link_checker
 from properties.scorers.base import Scorer
-from properties.scorers.compression import CompressionRatio
+from properties.scorers.compression_ratio import CompressionRatio
 from properties.scorers.content_type import ContentType
-from properties.scorers.links import InvalidLinks, extract_links
-from properties.scorers.readability import ReadingEase
+from properties.scorers.invalid_links import InvalidLinks, extract_links
+from properties.scorers.net import link_checker
+from properties.scorers.reading_ease import ReadingEase
 from properties.scorers.schema import Schema
 from properties.scorers.sentiment import Sentiment
-from properties.scorers.structured import ValidJSON, ValidXML
+from properties.scorers.valid_json import ValidJSON, ValidXML
 
 ORDER_SCHEMA = {
     "type": "object",

@@ -24,11 +24,12 @@ from pathlib import Path
 import numpy as np
 
 from bench.quality import DEFAULT_FOLDER, ENTRIES
-from properties.scorers import pii_detectors, registry
+from properties.scorers import registry
 from properties.scorers.base import Scorer
 from properties.scorers.fluency import LMHeadPredictor
-from properties.scorers.model_scorer import ModelScorer
-from properties.scorers.pii import PIIRisk
+from properties.scorers.pii_risk import PIIRisk
+from properties.scorers.runtime.model_scorer import ModelScorer
+from properties.scorers.text import pii_detectors
 
 PROPERTIES = ("toxicity", "fluency", "formality", "avoided_answer", "pii_risk")
 

@@ -29,12 +29,14 @@ from typing import Any
 import numpy as np
 
 from bench.quality import DEFAULT_FOLDER, ENTRIES, Entry, batch_arguments, entries_for
-from properties.scorers import cross_encoder, information_density, models, registry, topics
+from properties.scorers import information_density, registry
 from properties.scorers.avoided_answer import AvoidedAnswer
 from properties.scorers.base import Scorer
 from properties.scorers.coverage import Coverage, source_texts
-from properties.scorers.linguistic import SPACY_BATCH_SIZE
 from properties.scorers.retrieval_relevance import document_chunks, documents_of
+from properties.scorers.runtime import cross_encoder, models
+from properties.scorers.text import topics
+from properties.scorers.text.linguistic import SPACY_BATCH_SIZE
 
 PROPERTIES = (
     "coverage",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bench.metrics import roc_auc
 from properties.scorers.base import Score
-from properties.scorers.readability import ReadingEase
+from properties.scorers.reading_ease import ReadingEase
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "eval" / "readability_onestopenglish.jsonl"
 

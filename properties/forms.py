@@ -9,7 +9,7 @@ from properties.models import Annotation, Project, PromptProperty, Run
 from properties.rules import RulesError, parse_rules
 from properties.scorers import registry
 from properties.scorers.base import ScorerUnavailable
-from properties.scorers.llm_prompt_property import check_output_type, check_template
+from properties.scorers.llm.prompt_property import check_output_type, check_template
 
 # Interaction fields a file column can be mapped to, in the order the mapping step shows them.
 MAPPABLE_FIELDS = [

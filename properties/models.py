@@ -14,8 +14,8 @@ from django.db.models import F, Q, Sum
 from django.utils import timezone
 
 from properties.scorers.base import Score, as_score
-from properties.scorers.llm import MAX_MALFORMED_RETRIES, Budget, BudgetExhausted
-from properties.scorers.llm_prompt_property import PromptJudge
+from properties.scorers.llm.client import MAX_MALFORMED_RETRIES, Budget, BudgetExhausted
+from properties.scorers.llm.prompt_property import PromptJudge
 
 
 class ProjectQuerySet(models.QuerySet):

@@ -16,7 +16,7 @@ from django.utils import timezone
 from properties.models import Interaction, Project, PropertyValue, Run, RunBudget, ScoringChunk, ScoringJob
 from properties.scorers import registry
 from properties.scorers.base import Score, Scorer, ScorerUnavailable, as_score, full_context
-from properties.scorers.llm_prompt_property import PromptJudge
+from properties.scorers.llm.prompt_property import PromptJudge
 
 logger = logging.getLogger(__name__)
 

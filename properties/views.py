@@ -34,7 +34,7 @@ from properties.models import (
     Upload,
 )
 from properties.scorers import registry
-from properties.scorers.pii import default_risk_factors
+from properties.scorers.pii_risk import default_risk_factors
 
 # Property columns the Data Screen shows before the user picks any.
 DEFAULT_VALUE_COLUMNS = 4

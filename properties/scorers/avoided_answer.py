@@ -13,11 +13,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from properties.scorers import models
 from properties.scorers.base import Score, Span
-from properties.scorers.model_scorer import HeadPredictor, ModelScorer
-from properties.scorers.models import sentence_bounds
 from properties.scorers.registry import builtin
+from properties.scorers.runtime import models
+from properties.scorers.runtime.model_scorer import HeadPredictor, ModelScorer
+from properties.scorers.runtime.models import sentence_bounds
 
 # Phrases with which assistants refuse or decline, lower-cased; matched on word boundaries.
 REFUSAL_PATTERNS = (

@@ -13,7 +13,7 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 
 from properties.scorers.base import Score
 from properties.scorers.registry import builtin
-from properties.scorers.structured import OutputScorer
+from properties.scorers.valid_json import OutputScorer
 
 CATEGORIES = ["json", "sql", "other"]
 SQL_KEYWORDS = frozenset(

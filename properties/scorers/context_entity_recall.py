@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from properties.scorers import models, topics
 from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.coverage import NO_SOURCE, source_texts
-from properties.scorers.llm_judges import LLMContextEntityRecall
+from properties.scorers.llm.judges import LLMContextEntityRecall
+from properties.scorers.llm.weave_routing import JudgedWhenModelNamed
 from properties.scorers.registry import builtin
-from properties.scorers.weave_routing import JudgedWhenModelNamed
+from properties.scorers.runtime import models
+from properties.scorers.text import topics
 
 MAX_EVIDENCE = 20
 ENTITY_KINDS = frozenset({"entity", "number"})

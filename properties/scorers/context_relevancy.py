@@ -26,13 +26,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from properties.scorers import cross_encoder, models
 from properties.scorers.base import Score, Scorer, Span
-from properties.scorers.llm_judges import LLMContextRelevancy
+from properties.scorers.llm.judges import LLMContextRelevancy
+from properties.scorers.llm.weave_routing import JudgedWhenModelNamed
 from properties.scorers.registry import builtin
 from properties.scorers.relevance import CALIBRATION
 from properties.scorers.retrieval_relevance import ScoredChunk, document_chunks, documents_of, score_chunks
-from properties.scorers.weave_routing import JudgedWhenModelNamed
+from properties.scorers.runtime import cross_encoder, models
 
 # Weights of the best chunk and of the relevant share (see the module docstring): equal, since
 # Weave's judge asks for both "everything needed" and "nothing off-topic".

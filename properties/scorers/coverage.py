@@ -34,10 +34,11 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers import models, topics
 from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.registry import builtin
 from properties.scorers.retrieval_relevance import documents_of
+from properties.scorers.runtime import models
+from properties.scorers.text import topics
 
 MAX_TOPICS = 20
 KEY_SENTENCES = 3

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers import models
 from properties.scorers.base import Score, Scorer
 from properties.scorers.registry import builtin
+from properties.scorers.runtime import models
 
 
 @builtin

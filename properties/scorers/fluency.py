@@ -24,11 +24,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from properties.scorers import causal_lm, lm_adapter, models
-from properties.scorers.heads import Head
-from properties.scorers.linguistic import SURFACE_FEATURES, surface_features
-from properties.scorers.model_scorer import ClassifierPredictor, ModelScorer
 from properties.scorers.registry import builtin
+from properties.scorers.runtime import causal_lm, lm_adapter, models
+from properties.scorers.runtime.heads import Head
+from properties.scorers.runtime.model_scorer import ClassifierPredictor, ModelScorer
+from properties.scorers.text.linguistic import SURFACE_FEATURES, surface_features
 
 EXTRA_FEATURES = SURFACE_FEATURES
 # What the adapter reads besides hidden states (`adapter_extra`): the LM's scalars, the surface markers.

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from properties.scorers import models
-from properties.scorers.linguistic import SURFACE_FEATURES, formality_fscore, surface_features
-from properties.scorers.model_scorer import ModelScorer
 from properties.scorers.registry import builtin
+from properties.scorers.runtime import models
+from properties.scorers.runtime.model_scorer import ModelScorer
+from properties.scorers.text.linguistic import SURFACE_FEATURES, formality_fscore, surface_features
 
 EXTRA_FEATURES = ("fscore", *SURFACE_FEATURES)
 

@@ -33,11 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers import models
 from properties.scorers.avoided_answer import REFUSAL_PATTERNS, AvoidedAnswer
 from properties.scorers.base import Score, Scorer, Span
-from properties.scorers.linguistic import SPACY_BATCH_SIZE, SPACY_MODEL, SPACY_PACKAGE
 from properties.scorers.registry import builtin
+from properties.scorers.runtime import models
+from properties.scorers.text.linguistic import SPACY_BATCH_SIZE, SPACY_MODEL, SPACY_PACKAGE
 
 # --- content -------------------------------------------------------------------------------------
 # Half of the words carrying content is already dense prose (encyclopaedic sentences run at

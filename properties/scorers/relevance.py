@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers import cross_encoder, models
 from properties.scorers.base import Score, Scorer, Span
-from properties.scorers.heads import ARTIFACTS
 from properties.scorers.registry import builtin
+from properties.scorers.runtime import cross_encoder, models
+from properties.scorers.runtime.heads import ARTIFACTS
 
 CALIBRATION = ARTIFACTS / "relevance.json"
 

@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers import cross_encoder, models
 from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.registry import builtin
 from properties.scorers.relevance import CALIBRATION, load_calibration
+from properties.scorers.runtime import cross_encoder, models
 
 MAX_CHUNK_CHARS = 800
 SEMANTIC_WEIGHT = 0.8

@@ -25,9 +25,9 @@ from typing import Any
 
 from properties.scorers.base import Score, Scorer
 from properties.scorers.coverage import Assessment, Coverage
-from properties.scorers.llm_judges import ENTITY_DENSITY_THRESHOLD, GRADES, LLMSummarization
+from properties.scorers.llm.judges import ENTITY_DENSITY_THRESHOLD, GRADES, LLMSummarization
+from properties.scorers.llm.weave_routing import JudgedWhenModelNamed
 from properties.scorers.registry import builtin
-from properties.scorers.weave_routing import JudgedWhenModelNamed
 
 EXCELLENT = 0.5
 POOR = 0.25

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from properties.scorers import models
-from properties.scorers.model_scorer import ModelScorer
 from properties.scorers.registry import builtin
-from properties.scorers.toxic_bilstm import LABELS, ToxicBiLSTM
+from properties.scorers.runtime import models
+from properties.scorers.runtime.model_scorer import ModelScorer
+from properties.scorers.runtime.toxic_bilstm import LABELS, ToxicBiLSTM
 
 PROFANITY_PACKAGE = "alt-profanity-check"
 BILSTM_PACKAGE = "toxic-comment-classifier"

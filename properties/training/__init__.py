@@ -2,5 +2,5 @@
 
 They read only the training data (`../shared/data/train/`, or `--data DIR`), never the
 evaluation data, use fixed seeds, and write the head the property loads
-(`properties/scorers/artifacts/NAME.npz`, or `--out PATH`).
+(`properties/scorers/runtime/artifacts/NAME.npz`, or `--out PATH`).
 """

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers import models
-from properties.scorers.heads import Head, default_head_path
+from properties.scorers.runtime import models
+from properties.scorers.runtime.heads import Head, default_head_path
 
 SEED = 0
 # Regularisation strengths tried, each by 5-fold cross-validation on the training data only.

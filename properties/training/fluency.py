@@ -32,7 +32,6 @@ from pathlib import Path
 
 import numpy as np
 
-from properties.scorers import causal_lm, lm_adapter
 from properties.scorers.fluency import (
     ADAPTER_EXTRA_WIDTH,
     EXTRA_FEATURES,
@@ -40,7 +39,8 @@ from properties.scorers.fluency import (
     read_units,
     sentence_units,
 )
-from properties.scorers.heads import Head
+from properties.scorers.runtime import causal_lm, lm_adapter
+from properties.scorers.runtime.heads import Head
 from properties.training.common import SEED, file_sha, fit_head, load_classification, parse_args, read_rows
 
 PROP = "fluency"

@@ -36,8 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers import grounded, models, nli
-from properties.scorers.heads import Head
+from properties.scorers import grounded_in_context as grounded
+from properties.scorers.runtime import models, nli
+from properties.scorers.runtime.heads import Head
 from properties.training.common import DEFAULT_DATA, SEED, file_sha
 
 FILE = "nli_train.jsonl.gz"

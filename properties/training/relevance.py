@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from properties.scorers import cross_encoder
 from properties.scorers.relevance import CALIBRATION
+from properties.scorers.runtime import cross_encoder
 from properties.training.common import DEFAULT_DATA, file_sha, read_rows
 
 FILE = "relevance_qnli.jsonl"

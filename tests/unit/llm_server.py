@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from properties.scorers import llm
+from properties.scorers.llm import client as llm
 
 USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
 # What the fake moderation endpoint flags, by category.

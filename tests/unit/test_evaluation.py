@@ -10,7 +10,7 @@ import pytest
 from evalsite.evaluation import Evaluation, auto_summarize, weave_output
 from properties.models import PropertyValue, Run
 from properties.scorers.base import Score
-from properties.scorers.structured import ValidJSON
+from properties.scorers.valid_json import ValidJSON
 from tests.factories import UserFactory
 
 DATASET = [

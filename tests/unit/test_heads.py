@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from properties.scorers.heads import Head, load_head
+from properties.scorers.runtime.heads import Head, load_head
 
 
 def test_a_head_and_its_extras_round_trip(tmp_path) -> None:

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from properties.scorers import llm, registry
+from properties.scorers import registry
 from properties.scorers.base import ScorerUnavailable
-from properties.scorers.llm import Budget, MalformedReply, parse_json_reply
-from properties.scorers.llm_judges import (
+from properties.scorers.llm import client as llm
+from properties.scorers.llm.client import Budget, MalformedReply, parse_json_reply
+from properties.scorers.llm.judges import (
     LLMContextEntityRecall,
     LLMContextRelevancy,
     LLMHallucinationFree,

@@ -8,9 +8,10 @@ import pytest
 
 from properties import scoring
 from properties.models import PropertyValue
-from properties.scorers import moderation, registry
+from properties.scorers import openai_moderation as moderation
+from properties.scorers import registry
 from properties.scorers.base import ScorerUnavailable
-from properties.scorers.moderation import OpenAIModeration
+from properties.scorers.openai_moderation import OpenAIModeration
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory
 
 # The local OpenAI-protocol server's fixtures: server, provider, base_url.

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from properties import scoring
 from properties.models import PromptProperty, PropertyValue
-from properties.scorers.llm_prompt_property import PromptJudge, check_template
+from properties.scorers.llm.prompt_property import PromptJudge, check_template
 from properties.tasks import score_chunk_task
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 

@@ -10,7 +10,7 @@ from evalsite.suites import CONFIG_CHANGED, TestSuite, summarize_scores
 from properties.models import PropertyValue, ScoringJob
 from properties.scorers import registry
 from properties.scorers.base import Scorer
-from properties.scorers.text import trigrams, word_tokenize
+from properties.scorers.text.tokens import trigrams, word_tokenize
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,7 @@ CANDIDATES = [
 
 
 class TrigramRepetition(Scorer):
-    # Bench's guide, with word_tokenize from properties.scorers.text in place of nltk's.
+    # Bench's guide, with word_tokenize from properties.scorers.text.tokens in place of nltk's.
     def __init__(self, threshold: int = 5):
         self.threshold = threshold
 

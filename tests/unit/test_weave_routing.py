@@ -8,7 +8,7 @@ from properties import scoring
 from properties.scorers import registry
 from properties.scorers.context_entity_recall import ContextEntityRecall
 from properties.scorers.context_relevancy import ContextRelevancy
-from properties.scorers.llm_judges import LLMContextEntityRecall, LLMContextRelevancy, LLMSummarization
+from properties.scorers.llm.judges import LLMContextEntityRecall, LLMContextRelevancy, LLMSummarization
 from properties.scorers.summarization import Summarization
 from tests.factories import ProjectFactory
 

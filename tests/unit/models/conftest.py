@@ -12,11 +12,11 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 import pytest  # noqa: E402
 
-from properties.scorers import models  # noqa: E402
 from properties.scorers.avoided_answer import AvoidedAnswer  # noqa: E402
 from properties.scorers.fluency import Fluency  # noqa: E402
 from properties.scorers.formality import Formality  # noqa: E402
-from properties.scorers.pii import PIIRisk  # noqa: E402
+from properties.scorers.pii_risk import PIIRisk  # noqa: E402
+from properties.scorers.runtime import models  # noqa: E402
 from properties.scorers.toxicity import Toxicity  # noqa: E402
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from properties.scorers import registry, topics
+from properties.scorers import registry
 from properties.scorers.base import Score
 from properties.scorers.context_entity_recall import ContextEntityRecall
 from properties.scorers.coverage import Coverage
 from properties.scorers.summarization import Summarization
+from properties.scorers.text import topics
 
 ARTICLE = (
     "The Springfield city council approved a new budget for public schools on Monday. "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from properties.scorers.pii_detectors import detect, iban_valid, luhn_valid
+from properties.scorers.text.pii_detectors import detect, iban_valid, luhn_valid
 
 
 def kinds(text: str) -> dict[str, str]:

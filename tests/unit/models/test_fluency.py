@@ -7,9 +7,9 @@ import re
 import numpy as np
 import pytest
 
-from properties.scorers import causal_lm, lm_adapter
 from properties.scorers.base import ScorerUnavailable
 from properties.scorers.fluency import Fluency, adapter_extra, read_units
+from properties.scorers.runtime import causal_lm, lm_adapter
 from properties.training.fluency import train_head
 
 DIGEST = r"@[0-9a-f]{12}"

@@ -6,7 +6,7 @@ import pytest
 
 from properties.scorers import registry
 from properties.scorers.base import Score, ScorerUnavailable, full_context
-from properties.scorers.grounded import NO_CONTEXT, GroundedInContext, HallucinationFree
+from properties.scorers.grounded_in_context import NO_CONTEXT, GroundedInContext, HallucinationFree
 
 REPORT = (
     "Northwind Traders reported revenue of 4.2 billion dollars for 2023. The company employs 12,000 people in "

@@ -6,11 +6,12 @@ import json
 
 import pytest
 
-from properties.scorers import cross_encoder, models, registry
+from properties.scorers import registry
 from properties.scorers.base import Score, as_score
 from properties.scorers.embedding_similarity import EmbeddingSimilarity
 from properties.scorers.relevance import CALIBRATION, Relevance
 from properties.scorers.retrieval_relevance import RetrievalRelevance, bm25_scores, chunk_document
+from properties.scorers.runtime import cross_encoder, models
 
 QUESTION = "What is the capital of Germany?"
 BERLIN = "Berlin is the capital and largest city of Germany."

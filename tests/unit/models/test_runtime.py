@@ -7,11 +7,11 @@ import re
 import numpy as np
 import pytest
 
-from properties.scorers import models
 from properties.scorers.avoided_answer import AvoidedAnswer, avoided_answer_features
 from properties.scorers.base import ScorerUnavailable
 from properties.scorers.fluency import Fluency
-from properties.scorers.pii import PIIRisk, default_risk_factors
+from properties.scorers.pii_risk import PIIRisk, default_risk_factors
+from properties.scorers.runtime import models
 from properties.scorers.toxicity import Toxicity
 from properties.training.common import fit_head
 

@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from properties.scorers import link_checker
+from properties.scorers.net import link_checker
 
 SLOW_SECONDS = 2.0
 

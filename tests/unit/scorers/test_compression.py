@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from properties.scorers.base import Score
-from properties.scorers.compression import CompressionRatio
+from properties.scorers.compression_ratio import CompressionRatio
 
 
 def test_ratio_of_characters() -> None:

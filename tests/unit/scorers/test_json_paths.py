@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from properties.scorers.json_paths import format_path, locate
+from properties.scorers.text.json_paths import format_path, locate
 
 TEXT = '{"a": {"b": [10, {"c": "x"}], "b2": null}, "odd key": true, "a2": [ 1 , 2 ]}'
 

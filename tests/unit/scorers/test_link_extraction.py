@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from properties.scorers.links import extract_links
+from properties.scorers.invalid_links import extract_links
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,10 @@ import time
 
 import pytest
 
-from properties.scorers import link_checker, net_guard
 from properties.scorers.base import Score
-from properties.scorers.links import InvalidLinks
+from properties.scorers.invalid_links import InvalidLinks
+from properties.scorers.net import guard as net_guard
+from properties.scorers.net import link_checker
 from tests.unit.scorers.conftest import LinkServer, start_server
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from properties.scorers.net_guard import blocked_reason
+from properties.scorers.net.guard import blocked_reason
 
 
 @pytest.mark.parametrize(

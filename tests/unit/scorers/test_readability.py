@@ -3,7 +3,7 @@ from __future__ import annotations
 import textstat
 
 from properties.scorers.base import Score
-from properties.scorers.readability import ReadingEase
+from properties.scorers.reading_ease import ReadingEase
 from tests.unit.scorers.texts import varied_texts
 
 

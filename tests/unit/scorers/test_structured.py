@@ -5,7 +5,7 @@ import time
 import pytest
 
 from properties.scorers.base import Score
-from properties.scorers.structured import ValidJSON, ValidXML
+from properties.scorers.valid_json import ValidJSON, ValidXML
 
 BILLION_LAUGHS = """<?xml version="1.0"?>
 <!DOCTYPE lolz [

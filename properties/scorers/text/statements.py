@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from properties.scorers import models
+from properties.scorers.runtime import models
 
 PASSAGE_SENTENCES = 3
 # Windows start every PASSAGE_STRIDE sentences: consecutive windows share one sentence, so a fact

@@ -23,7 +23,7 @@ from urllib.parse import quote, urljoin, urlsplit
 import httpcore
 import httpx
 
-from properties.scorers.net_guard import BlockedAddress, GuardedBackend
+from properties.scorers.net.guard import BlockedAddress, GuardedBackend
 
 logger = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers import models
+from properties.scorers.runtime import models
 
 PACKAGED_RERANKER = "ms-marco-MiniLM-L-12-v2-int8"
 # The query keeps at most this many tokens, so that a long question cannot crowd out the passage.

@@ -12,10 +12,10 @@ import json
 import re
 from typing import Any
 
-from properties.scorers import llm_prompts as prompts
 from properties.scorers.base import Score
-from properties.scorers.llm import JudgeReply, LLMClient
-from properties.scorers.llm_judges import LLMJudge, context_text
+from properties.scorers.llm import prompts
+from properties.scorers.llm.client import JudgeReply, LLMClient
+from properties.scorers.llm.judges import LLMJudge, context_text
 
 PLACEHOLDERS = ("input", "output", "information_retrieval", "expected_output")
 OUTPUT_TYPES = ("score", "category", "boolean")

@@ -14,9 +14,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from properties.scorers import models, pii_detectors, pii_model
 from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.registry import builtin
+from properties.scorers.runtime import models, pii_model
+from properties.scorers.text import pii_detectors
 
 Entity = pii_model.Entity
 

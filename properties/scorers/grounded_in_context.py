@@ -33,14 +33,15 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers import cross_encoder, models, nli, statements
 from properties.scorers.base import Score, Scorer, Span
-from properties.scorers.heads import ARTIFACTS, Head, load_head
-from properties.scorers.linguistic import SPACY_MODEL, SPACY_PACKAGE
-from properties.scorers.llm_judges import LLMHallucinationFree
+from properties.scorers.llm.judges import LLMHallucinationFree
+from properties.scorers.llm.weave_routing import JudgedWhenModelNamed
 from properties.scorers.registry import builtin
 from properties.scorers.retrieval_relevance import documents_of
-from properties.scorers.weave_routing import JudgedWhenModelNamed
+from properties.scorers.runtime import cross_encoder, models, nli
+from properties.scorers.runtime.heads import ARTIFACTS, Head, load_head
+from properties.scorers.text import statements
+from properties.scorers.text.linguistic import SPACY_MODEL, SPACY_PACKAGE
 
 COMBINER = ARTIFACTS / "grounded.npz"
 COMBINER_FEATURES = (

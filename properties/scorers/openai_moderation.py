@@ -14,10 +14,10 @@ from typing import Any
 
 import httpx
 
-from properties.scorers import llm
 from properties.scorers.base import Score, ScorerUnavailable
-from properties.scorers.llm import JudgeError
-from properties.scorers.llm_judges import LLMJudge
+from properties.scorers.llm import client as llm
+from properties.scorers.llm.client import JudgeError
+from properties.scorers.llm.judges import LLMJudge
 from properties.scorers.registry import builtin
 
 logger = logging.getLogger(__name__)

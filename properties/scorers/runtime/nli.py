@@ -18,8 +18,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from properties.scorers import models, statements
-from properties.scorers.heads import ARTIFACTS, Head, load_head
+from properties.scorers.runtime import models
+from properties.scorers.runtime.heads import ARTIFACTS, Head, load_head
+from properties.scorers.text import statements
 
 NLI_HEAD = ARTIFACTS / "nli.npz"
 LEXICAL_FEATURES = ("novel_words_passage", "missing_numbers_passage", "negation_mismatch", "length_ratio")

@@ -3,7 +3,7 @@
 A property scores each text with a *predictor*, chosen from the scorer's `model` setting:
 
 - unset: the packaged default: the packaged MiniLM encoder, the property's own features, and the
-  head trained by `python -m properties.training.<property>` (`properties/scorers/artifacts/`);
+  head trained by `python -m properties.training.<property>` (`properties/scorers/runtime/artifacts/`);
 - a Hugging Face id or local folder of a *sequence classifier* (its config names a
   `...ForSequenceClassification` architecture): its probability for the property's positive label
   (`positive_label=` to choose one), through transformers;
@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from properties.scorers import models
 from properties.scorers.base import Score, Scorer
-from properties.scorers.heads import Head, default_head_path, load_head
+from properties.scorers.runtime import models
+from properties.scorers.runtime.heads import Head, default_head_path, load_head
 
 
 class HeadPredictor:

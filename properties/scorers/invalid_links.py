@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from properties.scorers.base import Score, Scorer, Span
-from properties.scorers.link_checker import NOT_CHECKED, CheckSettings, LinkStatus, check_urls
+from properties.scorers.net.link_checker import NOT_CHECKED, CheckSettings, LinkStatus, check_urls
 from properties.scorers.registry import builtin
 
 # An http(s) URL runs to the first space, quote, angle bracket or CJK punctuation mark; square
