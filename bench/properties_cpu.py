@@ -38,7 +38,8 @@ from properties.scorers.net import link_checker
 from properties.scorers.reading_ease import ReadingEase
 from properties.scorers.schema import Schema
 from properties.scorers.sentiment import Sentiment
-from properties.scorers.valid_json import ValidJSON, ValidXML
+from properties.scorers.valid_json import ValidJSON
+from properties.scorers.valid_xml import ValidXML
 
 ORDER_SCHEMA = {
     "type": "object",

@@ -205,3 +205,28 @@ class Scorer(ABC):
     def version_key(self) -> str:
         """What a stored value must match to be current: scorer version and configuration."""
         return f"{self.version}:{self.config_hash()}"
+
+
+class OutputScorer(Scorer):
+    """A scorer of the output alone, one text at a time; `check` scores one text."""
+
+    fields = ("output",)
+    queue = "cpu"
+    version = "1"
+
+    @staticmethod
+    def requires_reference() -> bool:
+        return False
+
+    def run_batch(
+        self,
+        candidate_batch: list[str],
+        reference_batch: list[str] | None = None,
+        input_text_batch: list[str] | None = None,
+        context_batch: list[Any] | None = None,
+    ) -> list[float | Score]:
+        field = getattr(self, "current_field", "output")
+        return [self.check(text or "", field) for text in candidate_batch]
+
+    @abstractmethod
+    def check(self, text: str, field: str) -> Score: ...

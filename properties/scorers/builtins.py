@@ -2,6 +2,7 @@
 
 from properties.scorers import (  # noqa: F401
     avoided_answer,
+    char_count,
     compression_ratio,
     content_type,
     context_entity_recall,
@@ -23,6 +24,7 @@ from properties.scorers import (  # noqa: F401
     summarization,
     toxicity,
     valid_json,
+    valid_xml,
     word_count,
 )
 from properties.scorers.llm import judges  # noqa: F401

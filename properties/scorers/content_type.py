@@ -11,9 +11,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
-from properties.scorers.base import Score
+from properties.scorers.base import OutputScorer, Score
 from properties.scorers.registry import builtin
-from properties.scorers.valid_json import OutputScorer
 
 CATEGORIES = ["json", "sql", "other"]
 SQL_KEYWORDS = frozenset(

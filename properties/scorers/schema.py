@@ -12,10 +12,10 @@ import pydantic
 import referencing.exceptions
 from jsonschema_specifications import REGISTRY as SPECIFICATIONS
 
-from properties.scorers.base import Score, Span
+from properties.scorers.base import OutputScorer, Score, Span
 from properties.scorers.registry import builtin
 from properties.scorers.text.json_paths import PathPart, format_path, locate
-from properties.scorers.valid_json import OutputScorer, json_value_offset
+from properties.scorers.valid_json import json_value_offset
 
 MAX_ERRORS = 20  # enough to fix an output; a wholly wrong document would otherwise list hundreds
 

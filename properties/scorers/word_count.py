@@ -1,6 +1,6 @@
-"""Plain counts of a text: the cheapest properties, useful as a sanity check on any run."""
+"""Word Count: the number of words of a text, the cheapest sanity check on any run."""
 
-from properties.scorers.base import Score, Scorer
+from properties.scorers.base import Scorer
 from properties.scorers.registry import builtin
 
 
@@ -20,21 +20,3 @@ class WordCount(Scorer):
 
     def run_batch(self, candidate_batch, reference_batch=None, input_text_batch=None, context_batch=None):
         return [float(len(text.split())) for text in candidate_batch]
-
-
-@builtin
-class CharCount(Scorer):
-    display_name = "Character Count"
-    description = "Number of characters (Unicode code points) in the text. 0 for empty text."
-    fields = ("input", "output")
-
-    @staticmethod
-    def name() -> str:
-        return "char_count"
-
-    @staticmethod
-    def requires_reference() -> bool:
-        return False
-
-    def run_batch(self, candidate_batch, reference_batch=None, input_text_batch=None, context_batch=None):
-        return [Score(value=float(len(text))) for text in candidate_batch]

@@ -48,8 +48,6 @@ def test_shared_packages_never_import_a_property_module(package):
 # The only properties not in a module of their own name, as the package docstring says.
 SHARED_MODULES = {
     "hallucination_free": "grounded_in_context",
-    "valid_xml": "valid_json",
-    "char_count": "word_count",
     "llm_hallucination_free": "llm.judges",
     "llm_summarization": "llm.judges",
     "llm_context_entity_recall": "llm.judges",

@@ -5,7 +5,8 @@ import time
 import pytest
 
 from properties.scorers.base import Score
-from properties.scorers.valid_json import ValidJSON, ValidXML
+from properties.scorers.valid_json import ValidJSON
+from properties.scorers.valid_xml import ValidXML
 
 BILLION_LAUGHS = """<?xml version="1.0"?>
 <!DOCTYPE lolz [
