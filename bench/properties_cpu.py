@@ -5,7 +5,7 @@
 Scores `count` synthetic interactions (bench/corpus.py) with every CPU property through the scorer
 API (`run_batch` in batches) and prints interactions/s next to the raw library call on the same
 texts, and the ratio ours/raw (target >= 0.8). Links point at an HTTP server started here, so the
-scorer runs with allow_private_addresses=True.
+bench allows private addresses for links, as an operator's EVALSITE_LINKS_ALLOW_PRIVATE_ADDRESSES does.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from properties.scorers.base import Scorer
 from properties.scorers.compression_ratio import CompressionRatio
 from properties.scorers.content_type import ContentType
 from properties.scorers.invalid_links import InvalidLinks, extract_links
-from properties.scorers.net import link_checker
+from properties.scorers.net import link_checker, policy
 from properties.scorers.reading_ease import ReadingEase
 from properties.scorers.schema import Schema
 from properties.scorers.sentiment import Sentiment
@@ -186,7 +186,8 @@ def main() -> None:
     textstat.flesch_reading_ease(outputs[0] + " warm")
     TextBlob(outputs[0]).sentiment  # noqa: B018
 
-    links = InvalidLinks(allow_private_addresses=True, concurrency=16, per_host_limit=16)
+    policy.configure(allow_private_links=True)
+    links = InvalidLinks(concurrency=16, per_host_limit=16)
     cases: list[tuple[str, Callable[[], object], Callable[[], object], Callable[[], object]]] = [
         ("reading_ease", ours(ReadingEase(), outputs, inputs, batch),
          lambda: [textstat.flesch_reading_ease(t) for t in outputs], lambda: None),

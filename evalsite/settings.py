@@ -8,6 +8,8 @@ from pathlib import Path
 
 import environ
 
+from properties.scorers.net.policy import DEFAULT_LLM_KEY_VARIABLES, OutboundRefused, check_key_variable_names
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -128,6 +130,22 @@ EVALSITE_CHUNK_SIZE = env.int("EVALSITE_CHUNK_SIZE", default=200)
 EVALSITE_API_MAX_BATCH = env.int("EVALSITE_API_MAX_BATCH", default=1000)
 EVALSITE_API_MAX_BODY_BYTES = env.int("EVALSITE_API_MAX_BODY_BYTES", default=DATA_UPLOAD_MAX_MEMORY_SIZE)
 EVALSITE_API_RATE_LIMIT = env.int("EVALSITE_API_RATE_LIMIT", default=600)
+
+# Outbound requests and secrets are the operator's (docs/security.md): a project picks among what is
+# allowed here, never widens it. Base URLs a project may point an LLM at (a listed URL's host and port
+# may be a private address, such as a local Ollama); litellm's own provider endpoints are always allowed.
+EVALSITE_LLM_BASE_URLS = env.list("EVALSITE_LLM_BASE_URLS", default=[])
+# Environment variables a project may name as its provider key; by default litellm's provider key names.
+EVALSITE_LLM_KEY_VARIABLES = env.list("EVALSITE_LLM_KEY_VARIABLES", default=list(DEFAULT_LLM_KEY_VARIABLES))
+try:
+    check_key_variable_names(EVALSITE_LLM_KEY_VARIABLES)
+except OutboundRefused as exc:
+    raise environ.ImproperlyConfigured(f"EVALSITE_LLM_KEY_VARIABLES: {exc}") from None
+# Whether Invalid Links may contact loopback, private and link-local addresses (an intranet deployment).
+EVALSITE_LINKS_ALLOW_PRIVATE_ADDRESSES = env.bool("EVALSITE_LINKS_ALLOW_PRIVATE_ADDRESSES", default=False)
+# Fernet keys (comma-separated, newest first) that encrypt the provider keys users enter for their
+# projects. Without one, users cannot store keys; the start command writes one into .env.
+EVALSITE_SECRETS_KEY = env.list("EVALSITE_SECRETS_KEY", default=[])
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=f"sqla+sqlite:///{DATA_DIR / 'broker.sqlite3'}")
 CELERY_TASK_IGNORE_RESULT = True

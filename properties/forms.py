@@ -4,12 +4,15 @@ import json
 import re
 
 from django import forms
+from django.utils import timezone
 
-from properties.models import Annotation, Project, PromptProperty, Run
+from properties import project_config, provider_keys
+from properties.models import Annotation, Project, ProjectKey, PromptProperty, Run
 from properties.rules import RulesError, parse_rules
 from properties.scorers import registry
 from properties.scorers.base import ScorerUnavailable
 from properties.scorers.llm.prompt_property import check_output_type, check_template
+from properties.scorers.net import policy
 
 # Interaction fields a file column can be mapped to, in the order the mapping step shows them.
 MAPPABLE_FIELDS = [
@@ -74,6 +77,7 @@ class PropertySettingsForm(forms.Form):
 
     def __init__(self, *args, project: Project | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.project = project
         self.fields["enabled"].choices = [
             (name, registry.display_name(cls)) for name, cls in registry.all_scorers().items()
         ]
@@ -90,8 +94,12 @@ class PropertySettingsForm(forms.Form):
             raise forms.ValidationError("write a JSON object mapping property names to objects of options")
         problems = []
         for name, options in config.items():
+            found = project_config.problems(self.project, name, options)
+            if found:
+                problems.extend(found)
+                continue
             try:
-                registry.get(name).from_dict(options)
+                registry.get(name).from_dict(project_config.strip_for_scorer_check(options))
             except registry.RegistryError as exc:
                 problems.append(str(exc))
             except (TypeError, ValueError, ScorerUnavailable) as exc:
@@ -119,34 +127,31 @@ class RulesForm(forms.Form):
 
 
 class PromptPropertyForm(forms.ModelForm):
-    """A prompt property; the key field is write-only: left blank, the stored key is kept."""
+    """A prompt property. The key is picked by name (an allowed variable or a project key); a new key
+    typed here is write-only: stored encrypted as a project key and never shown back."""
 
     categories = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="For a category property: one category per line.",
     )
-    api_key = forms.CharField(
+    key = forms.ChoiceField(
         required=False,
-        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
-        help_text="Optional; stored for this property and never shown back. Left blank, the current key is kept.",
+        label="Provider key",
+        help_text="A key stored for this project, or an environment variable of the workers that the operator "
+        "allows. None is sent to a base URL unless you choose one here.",
     )
-    clear_api_key = forms.BooleanField(required=False, label="Forget the stored key")
+    new_api_key = forms.CharField(
+        required=False,
+        label="New key",
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+        help_text="Optional: paste a key to store it encrypted as a project key named after this property "
+        "and use it. It is never shown back.",
+    )
 
     class Meta:
         model = PromptProperty
-        fields = [
-            "name",
-            "template",
-            "output_type",
-            "categories",
-            "model_id",
-            "base_url",
-            "api_key_variable",
-            "api_key",
-            "max_calls",
-            "max_tokens",
-        ]
+        fields = ["name", "template", "output_type", "categories", "model_id", "base_url", "max_calls", "max_tokens"]
         widgets = {
             "template": forms.Textarea(attrs={"rows": 8, "spellcheck": "false", "class": "code"}),
             "output_type": forms.RadioSelect,
@@ -155,17 +160,30 @@ class PromptPropertyForm(forms.ModelForm):
             "template": "The instructions, reading the interaction through {input}, {output}, "
             "{information_retrieval} and {expected_output}.",
             "model_id": 'litellm\'s provider/model, e.g. "openai/gpt-4o-mini" or "ollama/llama3.1".',
-            "base_url": "For Ollama (http://127.0.0.1:11434) or an OpenAI-compatible server (http://host:8000/v1).",
-            "api_key_variable": "An environment variable of the workers holding the key, e.g. OPENAI_API_KEY.",
+            "base_url": "For Ollama or an OpenAI-compatible server; only the URLs the operator allows "
+            "(EVALSITE_LLM_BASE_URLS). Empty: the provider's own endpoint.",
             "max_calls": "The most calls one run may make for this property (retries count); blank: no limit.",
             "max_tokens": "The most tokens one run may use for this property; blank: no limit.",
         }
 
-    def __init__(self, *args, project: Project, **kwargs) -> None:
+    field_order = ["name", "template", "output_type", "categories", "model_id", "base_url", "key", "new_api_key"]
+
+    def __init__(self, *args, project: Project, user=None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.project = project
+        self.user = user  # who stored a new key
+        outbound = policy.current()
+        self.fields["key"].choices = [
+            ("", "The provider's usual variable, if the operator allows it"),
+            *((f"var:{name}", f"${name} (workers' environment)") for name in outbound.llm_key_variables),
+            *((f"key:{key.pk}", f"Project key: {key.name}") for key in project.provider_keys.all()),
+        ]
         if self.instance.pk:
             self.initial["categories"] = "\n".join(self.instance.categories)
+            if self.instance.project_key_id:
+                self.initial["key"] = f"key:{self.instance.project_key_id}"
+            elif self.instance.api_key_variable:
+                self.initial["key"] = f"var:{self.instance.api_key_variable}"
 
     def clean_template(self) -> str:
         template = self.cleaned_data["template"]
@@ -178,8 +196,23 @@ class PromptPropertyForm(forms.ModelForm):
     def clean_categories(self) -> list[str]:
         return [line.strip() for line in self.cleaned_data["categories"].splitlines() if line.strip()]
 
-    def clean_api_key(self) -> str:
-        return self.cleaned_data["api_key"].strip() or self.instance.api_key
+    def clean_base_url(self) -> str:
+        url = self.cleaned_data["base_url"].strip()
+        if url:
+            try:
+                policy.current().check_llm_base_url(url)
+            except policy.OutboundRefused as exc:
+                raise forms.ValidationError(str(exc)) from None
+        return url
+
+    def clean_new_api_key(self) -> str:
+        key = self.cleaned_data["new_api_key"].strip()
+        if key and not provider_keys.can_store():
+            raise forms.ValidationError(
+                "this server cannot store keys (its operator has not set EVALSITE_SECRETS_KEY); choose an "
+                "environment variable instead"
+            )
+        return key
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
@@ -196,13 +229,17 @@ class PromptPropertyForm(forms.ModelForm):
 
     def clean(self) -> dict:
         cleaned = super().clean()
-        if cleaned.get("clear_api_key"):
-            cleaned["api_key"] = ""
         if "output_type" in cleaned and "categories" in cleaned:
             try:
                 check_output_type(cleaned["output_type"], cleaned["categories"])
             except ValueError as exc:
                 self.add_error("categories", str(exc))
+        self.instance.api_key_variable, self.instance.project_key = "", None
+        choice = cleaned.get("key") or ""
+        if choice.startswith("var:"):
+            self.instance.api_key_variable = choice.removeprefix("var:")
+        elif choice.startswith("key:"):
+            self.instance.project_key = self.project.provider_keys.get(pk=int(choice.removeprefix("key:")))
         return cleaned
 
     def save(self, commit: bool = True) -> PromptProperty:
@@ -210,9 +247,36 @@ class PromptPropertyForm(forms.ModelForm):
         prompt.project = self.project
         if not prompt.property_name:
             prompt.property_name = prompt_property_name(prompt.name)
+        new_key = self.cleaned_data.get("new_api_key")
+        if new_key and commit:  # a preview (commit=False) uses the key once and stores nothing
+            prompt.project_key = store_project_key(self.project, prompt.property_name, new_key, self.user)
+            prompt.api_key_variable = ""
         if commit:
             prompt.save()
         return prompt
+
+
+class ProjectKeyForm(forms.Form):
+    name = forms.SlugField(max_length=100, help_text="How configurations name it, e.g. team-openai.")
+    key = forms.CharField(
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+        help_text="Stored encrypted; never shown back, not even in part.",
+    )
+
+    def clean_key(self) -> str:
+        if not provider_keys.can_store():
+            raise forms.ValidationError("this server cannot store keys: its operator has not set EVALSITE_SECRETS_KEY")
+        return self.cleaned_data["key"].strip()
+
+
+def store_project_key(project: Project, name: str, key: str, user=None) -> ProjectKey:
+    """Create or replace the project key of this name (encrypted)."""
+    stored = project.provider_keys.filter(name=name).first() or ProjectKey(project=project, name=name)
+    stored.set_key(key)
+    stored.created_by = user
+    stored.created_at = timezone.now()
+    stored.save()
+    return stored
 
 
 def prompt_property_name(name: str) -> str:

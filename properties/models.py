@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 import uuid
 from collections.abc import Iterator
@@ -13,7 +12,8 @@ from django.db import connections, models
 from django.db.models import F, Q, Sum
 from django.utils import timezone
 
-from properties.scorers.base import Score, as_score
+from properties import provider_keys
+from properties.scorers.base import Score, ScorerUnavailable, as_score
 from properties.scorers.llm.client import MAX_MALFORMED_RETRIES, Budget, BudgetExhausted
 from properties.scorers.llm.prompt_property import PromptJudge
 
@@ -400,17 +400,43 @@ class TestSuite(models.Model):
         return self.name
 
 
+class ProjectKey(models.Model):
+    """A provider key a user entered for a project: encrypted at rest (provider_keys), never shown
+    back, not even in part, and decrypted only where a call is made. Judges name it in their
+    configuration (`api_key_name`), prompt properties pick it on their page."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="provider_keys")
+    name = models.CharField(max_length=100)
+    encrypted = models.TextField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name", "pk"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="unique_project_key_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def set_key(self, key: str) -> None:
+        self.encrypted = provider_keys.encrypt(key)
+
+    def key(self) -> str:
+        return provider_keys.decrypt(self.encrypted)
+
+
 class PromptProperty(models.Model):
     """A property a user wrote as a prompt; scored as `prompt_<slug>` on the `llm` queue like any other.
 
-    The key is never shown back in full nor stored with values: it comes from `api_key_variable` (an
-    environment variable of the worker), from `api_key` (this property's own, write-only in the form),
-    or, with neither, from the provider's usual variable (OPENAI_API_KEY, ...), as litellm reads it.
+    The key is never shown back nor stored with values: it is a project key (`project_key`), or an
+    environment variable of the workers from the operator's allow-list (`api_key_variable`), or, with
+    neither and no base URL, the provider's usual variable (OPENAI_API_KEY, ...) if allowed.
     """
 
     PREFIX = "prompt_"
     PREVIEW_ITEMS = 5
-    # A preview runs inside a web request: short requests, and a limit on the whole batch.
+    # A preview is judged by a worker on the llm queue while the page waits: short requests, and a
+    # limit on the whole batch.
     PREVIEW_TIMEOUT_S = 20.0
     PREVIEW_DEADLINE_S = 30.0
 
@@ -427,7 +453,7 @@ class PromptProperty(models.Model):
     model_id = models.CharField(max_length=200)
     base_url = models.CharField(max_length=500, blank=True)
     api_key_variable = models.CharField(max_length=100, blank=True)
-    api_key = models.CharField(max_length=500, blank=True)
+    project_key = models.ForeignKey(ProjectKey, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     output_type = models.CharField(max_length=10, choices=OutputType.choices, default=OutputType.SCORE)
     categories = models.JSONField(default=list, blank=True)
     # The run's budget for this property; null is no limit.
@@ -442,21 +468,38 @@ class PromptProperty(models.Model):
     def __str__(self) -> str:
         return f"{self.name} ({self.property_name})"
 
-    def resolved_key(self) -> str:
-        if self.api_key:
-            return self.api_key
-        return os.environ.get(self.api_key_variable, "") if self.api_key_variable else ""
-
     def key_hint(self) -> str:
-        """Where the key comes from and its last four characters: enough to tell keys apart."""
-        key = self.resolved_key()
-        if self.api_key:
-            return f"this property's key ...{key[-4:]}"
+        """Where the key comes from, in words; never any part of the key."""
+        if self.project_key_id:
+            return f"the project key \u201c{self.project_key}\u201d"
         if self.api_key_variable:
-            return f"${self.api_key_variable} ...{key[-4:]}" if key else f"${self.api_key_variable} (not set)"
-        return "the provider's usual environment variable"
+            return f"${self.api_key_variable} in the workers' environment"
+        if self.base_url:
+            return "no key (none is sent to a base URL unless one is chosen)"
+        return "the provider's usual environment variable, if the operator allows it"
 
-    def scorer(self, **options: Any) -> PromptJudge:
+    def spec(self) -> dict[str, Any]:
+        """The judge's definition as plain data: what a preview sends to the worker (no key)."""
+        return {
+            "property_name": self.property_name or PromptProperty.PREFIX + "preview",
+            "template": self.template,
+            "output_type": self.output_type,
+            "categories": list(self.categories),
+            "model_id": self.model_id,
+            "base_url": self.base_url,
+            "api_key_variable": self.api_key_variable,
+            "project_key_id": self.project_key_id,
+            "max_calls": self.max_calls,
+            "max_tokens": self.max_tokens,
+        }
+
+    def scorer(self, api_key: str | None = None, **options: Any) -> PromptJudge:
+        """The judge; the project key is decrypted here, in the process that makes the calls."""
+        if api_key is None and self.project_key_id:
+            stored = ProjectKey.objects.filter(pk=self.project_key_id).first()
+            if stored is None:
+                raise ScorerUnavailable(f"{self.name}: its project key was deleted; choose another key")
+            api_key = stored.key()
         return PromptJudge(
             property_name=self.property_name,
             template=self.template,
@@ -464,14 +507,16 @@ class PromptProperty(models.Model):
             categories=list(self.categories),
             model_id=self.model_id,
             base_url=self.base_url or None,
-            api_key=self.resolved_key() or None,
+            api_key=api_key,
+            api_key_variable=self.api_key_variable or None,
             budget={"max_calls": self.max_calls, "max_tokens": self.max_tokens},
             **options,
         )
 
-    def preview(self, interactions: list[Interaction]) -> list[Score]:
+    def preview(self, interactions: list[Interaction], api_key: str | None = None) -> list[Score]:
         """Judge a few interactions now, as the edit page's Preview does, with a budget of its own."""
         scorer = self.scorer(
+            api_key,
             timeout=self.PREVIEW_TIMEOUT_S,
             deadline_s=self.PREVIEW_DEADLINE_S,
             max_concurrency=max(1, len(interactions)),
@@ -485,6 +530,53 @@ class PromptProperty(models.Model):
             [interaction.information_retrieval for interaction in interactions],
         )
         return [as_score(result) for result in results]
+
+
+class PromptPreview(models.Model):
+    """The edit page's Preview: an unsaved prompt property judged on a few interactions by a worker
+    on the `llm` queue (never in the web process), while the page polls for the result."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting"
+        DONE = "done"
+        FAILED = "failed"
+
+    # Past this, the page stops waiting and says that no worker took the preview.
+    WORKER_WAIT_S = 60
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    spec = models.JSONField()
+    # A key typed into the form for this preview only, encrypted, and erased once the worker used it.
+    encrypted_key = models.TextField(blank=True)
+    run = models.ForeignKey(Run, null=True, on_delete=models.CASCADE, related_name="+")
+    interaction_ids = models.JSONField(default=list)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    # One {"ok", "value", "label", "reasoning", "error"} per interaction, in order.
+    results = models.JSONField(default=list)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"preview of {self.spec.get('property_name', '?')} ({self.status})"
+
+    def prompt(self) -> PromptProperty:
+        spec = dict(self.spec)
+        return PromptProperty(project=self.project, **spec)
+
+    def waited_too_long(self) -> bool:
+        return (
+            self.status == self.Status.WAITING
+            and (timezone.now() - self.created_at).total_seconds() > self.WORKER_WAIT_S
+        )
+
+    def rows(self) -> list[tuple[Interaction, dict[str, Any]]]:
+        interactions = Interaction.objects.in_bulk(self.interaction_ids)
+        return [
+            (interactions[pk], result)
+            for pk, result in zip(self.interaction_ids, self.results, strict=False)
+            if pk in interactions
+        ]
 
 
 class RunLLMUsage(models.Model):

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from properties import project_config
 from properties.models import Interaction, Project, PropertyValue, Run, RunBudget, ScoringChunk, ScoringJob
 from properties.scorers import registry
 from properties.scorers.base import Score, Scorer, ScorerUnavailable, as_score, full_context
@@ -72,7 +73,7 @@ def build_scorer(project: Project, prop: str) -> ScorerSetup:
             return ScorerSetup(prop, None, ("interaction",), "cpu", UNAVAILABLE_VERSION, "", str(exc))
         cls = PromptJudge
     try:
-        scorer = prompt.scorer() if prompt else cls.from_dict(project.config_for(prop))
+        scorer = prompt.scorer() if prompt else cls.from_dict(project_config.scorer_options(project, prop))
         # The scorer's own class: a Weave name given a model_id builds an LLM judge (weave_routing).
         built = type(scorer)
         return ScorerSetup(prop, scorer, built.fields, built.queue, scorer.version_key(), scorer.model_id())

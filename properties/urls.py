@@ -9,6 +9,9 @@ urlpatterns = [
     path("projects/<int:pk>/properties/", views.project_properties, name="project-properties"),
     path("projects/<int:pk>/rules/", views.project_rules, name="project-rules"),
     path("projects/<int:pk>/prompt-properties/new/", views.prompt_property_edit, name="prompt-property-create"),
+    path("projects/<int:pk>/prompt-previews/<int:preview_pk>/", views.prompt_preview, name="prompt-preview"),
+    path("projects/<int:pk>/keys/", views.project_keys, name="project-keys"),
+    path("projects/<int:pk>/keys/<int:key_pk>/delete/", views.project_key_delete, name="project-key-delete"),
     path(
         "projects/<int:pk>/prompt-properties/<int:prompt_pk>/", views.prompt_property_edit, name="prompt-property-edit"
     ),

@@ -6,6 +6,7 @@ otherwise the test database is an SQLite file, so that worker processes can shar
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -67,6 +68,7 @@ def worker_env(transactional_db, broker_url, tmp_path) -> dict[str, str]:
         "CELERY_BROKER_URL": broker_url,
         "EVALSITE_DATA_DIR": str(tmp_path / "worker-data"),
         "SECRET_KEY": "test-only-secret-key",
+        "EVALSITE_SECRETS_KEY": os.environ["EVALSITE_SECRETS_KEY"],
     }
 
 

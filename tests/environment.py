@@ -11,6 +11,9 @@ import shutil
 import tempfile
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
+# A fixed Fernet key for the tests' stored provider keys (never used outside the tests).
+TEST_SECRETS_KEY = "xaZWRjk0tbVY5e95JmP28f6agQri45Wb7Pkq2ku0LSo="
+os.environ.setdefault("EVALSITE_SECRETS_KEY", TEST_SECRETS_KEY)
 # Tests never write into the developer's var/ folder.
 if "EVALSITE_DATA_DIR" not in os.environ:
     _data_dir = tempfile.mkdtemp(prefix="evalsite-test-")

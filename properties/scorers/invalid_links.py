@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from properties.scorers.base import Score, Scorer, Span
+from properties.scorers.net import policy
 from properties.scorers.net.link_checker import NOT_CHECKED, CheckSettings, LinkStatus, check_urls
 from properties.scorers.registry import builtin
 
@@ -47,9 +48,9 @@ class InvalidLinks(Scorer):
         "0 means every link answered 200 OK, or the text has no links; 1 means none did. A link works "
         "when a HEAD request (GET when the server refuses HEAD) answers 200 OK within the timeout, "
         "following up to 5 redirects; malformed links count as invalid. Links to private, loopback, "
-        "link-local or cloud metadata addresses are never contacted: they are marked 'not checked' and "
-        "left out of both counts, and when no link could be checked the value is 0. Each link is "
-        "highlighted with its status."
+        "link-local or cloud metadata addresses are never contacted (unless the operator allows it: "
+        "EVALSITE_LINKS_ALLOW_PRIVATE_ADDRESSES): they are marked 'not checked' and left out of both "
+        "counts, and when no link could be checked the value is 0. Each link is highlighted with its status."
     )
     fields = ("input", "output")
     queue = "cpu"
@@ -59,7 +60,6 @@ class InvalidLinks(Scorer):
         self,
         enabled: bool = True,
         timeout: float = 5.0,
-        allow_private_addresses: bool = False,
         max_redirects: int = 5,
         concurrency: int = 16,
         per_host_limit: int = 4,
@@ -67,7 +67,6 @@ class InvalidLinks(Scorer):
     ) -> None:
         self.enabled = enabled
         self.timeout = timeout
-        self.allow_private_addresses = allow_private_addresses
         self.max_redirects = max_redirects
         self.concurrency = concurrency
         self.per_host_limit = per_host_limit
@@ -84,7 +83,9 @@ class InvalidLinks(Scorer):
     def settings(self) -> CheckSettings:
         return CheckSettings(
             timeout=self.timeout,
-            allow_private=self.allow_private_addresses,
+            # The operator's choice, never a project's: a project could otherwise probe the
+            # worker's own network.
+            allow_private=policy.current().allow_private_links,
             max_redirects=self.max_redirects,
             concurrency=self.concurrency,
             per_host_limit=self.per_host_limit,

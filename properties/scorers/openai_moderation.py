@@ -8,7 +8,6 @@ against the run's budget.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from typing import Any
 
@@ -18,6 +17,7 @@ from properties.scorers.base import Score, ScorerUnavailable
 from properties.scorers.llm import client as llm
 from properties.scorers.llm.client import JudgeError
 from properties.scorers.llm.judges import LLMJudge
+from properties.scorers.net import guard, policy
 from properties.scorers.registry import builtin
 
 logger = logging.getLogger(__name__)
@@ -48,11 +48,16 @@ class OpenAIModeration(LLMJudge):
         return "openai_moderation"
 
     def api_key(self) -> str:
-        key = self._api_key or os.environ.get(KEY_VARIABLE, "")
-        if not key:
+        try:
+            if self.base_url:
+                policy.current().check_llm_base_url(self.base_url)
+            key = llm.resolve_key("openai", self.base_url, self._api_key, self._api_key_variable)
+        except (policy.OutboundRefused, JudgeError) as exc:
+            raise ScorerUnavailable(f"{self.name()}: {exc}") from None
+        if not key or key == llm.NO_KEY:
             raise ScorerUnavailable(
-                f"{self.name()} needs an OpenAI API key: set {KEY_VARIABLE} in the worker's environment, "
-                "or api_key in the property's configuration"
+                f"{self.name()} needs an OpenAI API key: set {KEY_VARIABLE} in the workers' environment, "
+                "or name a key in the property's configuration (api_key_variable or a project key)"
             )
         return key
 
@@ -80,14 +85,16 @@ class OpenAIModeration(LLMJudge):
         for attempt in range(llm.MAX_TRANSIENT_RETRIES + 1):
             self.budget.reserve_call()
             try:
-                response = httpx.post(
-                    url,
-                    json={"model": model, "input": texts},
-                    headers={"Authorization": f"Bearer {key}"},
-                    timeout=self.timeout,
-                )
+                # Through the network guard, as every LLM request: the endpoint's resolved address
+                # and every redirect.
+                with guard.llm_http_client(self.timeout) as http:
+                    response = http.post(
+                        url, json={"model": model, "input": texts}, headers={"Authorization": f"Bearer {key}"}
+                    )
                 reason = f"HTTP {response.status_code}: {response.text[: llm.RAW_REPLY_CHARS]}"
                 retryable = response.status_code in llm.RETRY_STATUSES
+            except guard.BlockedAddress as exc:
+                response, reason, retryable = None, f"refused by the network guard: {exc}", False
             except httpx.TransportError as exc:
                 response, reason, retryable = None, f"{type(exc).__name__}: {exc}", True
             self.budget.record_usage(0, 0.0)  # moderation is free and reports no tokens

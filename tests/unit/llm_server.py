@@ -125,5 +125,7 @@ def provider(server: tuple[str, FakeProvider], monkeypatch: pytest.MonkeyPatch) 
 
 
 @pytest.fixture
-def base_url(server: tuple[str, FakeProvider]) -> str:
+def base_url(server: tuple[str, FakeProvider], settings) -> str:
+    """The server's base URL, allowed as an operator allows a local model server (EVALSITE_LLM_BASE_URLS)."""
+    settings.EVALSITE_LLM_BASE_URLS = [server[0]]
     return server[0]

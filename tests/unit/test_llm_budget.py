@@ -9,6 +9,7 @@ from django.template.defaultfilters import floatformat
 from django.urls import reverse
 
 from properties import scoring
+from properties.forms import store_project_key
 from properties.models import PromptProperty, PropertyValue, RunLLMUsage
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 
@@ -34,7 +35,7 @@ def make_run(user, base_url: str, interactions: int = 5, **limits):
         # A model litellm has a price for, so that the cost is summed too.
         model_id="openai/gpt-4o",
         base_url=base_url,
-        api_key=KEY,
+        project_key=store_project_key(project, "judge", KEY),
         **limits,
     )
     project.enabled_properties = [prompt.property_name]

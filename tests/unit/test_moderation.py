@@ -7,6 +7,7 @@ import json
 import pytest
 
 from properties import scoring
+from properties.forms import store_project_key
 from properties.models import PropertyValue
 from properties.scorers import openai_moderation as moderation
 from properties.scorers import registry
@@ -65,11 +66,21 @@ def test_without_a_key_it_names_the_property_and_the_variable(monkeypatch):
         OpenAIModeration().run_batch(["hello"])
 
 
-def test_the_key_can_come_from_the_environment(provider, base_url, monkeypatch):
+def test_the_environment_key_goes_to_a_base_url_only_when_named_for_it(provider, base_url, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     provider.script({})
-    [score] = OpenAIModeration(base_url=base_url).run_batch(["hello"])
+    with pytest.raises(ScorerUnavailable, match="needs an OpenAI API key"):
+        OpenAIModeration(base_url=base_url).run_batch(["hello"])
+    assert provider.headers == []
+    [score] = OpenAIModeration(base_url=base_url, api_key_variable="OPENAI_API_KEY").run_batch(["hello"])
     assert score.ok and provider.headers[0]["authorization"] == f"Bearer {KEY}"
+
+
+def test_a_base_url_the_operator_does_not_allow_is_never_contacted(provider, base_url, settings):
+    settings.EVALSITE_LLM_BASE_URLS = []
+    with pytest.raises(ScorerUnavailable, match="not allowed by the operator"):
+        scorer(base_url).run_batch(["hello"])
+    assert provider.requests == [] and provider.headers == []
 
 
 def test_a_budget_stops_requests(provider, base_url):
@@ -100,8 +111,9 @@ def test_in_the_pipeline_without_a_key_every_value_is_an_error_naming_the_fix(mo
 def test_in_the_pipeline_values_per_field_and_usage(provider, base_url):
     provider.script({})
     project = ProjectFactory(enabled_properties=["openai_moderation"])
-    project.property_config = {"openai_moderation": {"base_url": base_url, "api_key": KEY}}
+    project.property_config = {"openai_moderation": {"base_url": base_url, "api_key_name": "moderation"}}
     project.save()
+    store_project_key(project, "moderation", KEY)
     run = RunFactory(project=project)
     InteractionFactory(run=run, input="you idiot", output="Sorry to hear that.")
     for chunk in scoring.plan_job(run).chunks.all():

@@ -3,17 +3,20 @@ and the pipeline scoring them on the `llm` queue."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+from datetime import timedelta
 from unittest import mock
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from properties import scoring
-from properties.models import PromptProperty, PropertyValue
+from properties.models import ProjectKey, PromptPreview, PromptProperty, PropertyValue
 from properties.scorers.llm.prompt_property import PromptJudge, check_template
-from properties.tasks import score_chunk_task
+from properties.tasks import preview_prompt_task, score_chunk_task
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 
 # The local OpenAI-protocol server's fixtures: server, provider, base_url.
@@ -146,34 +149,79 @@ def form_data(base_url: str, **changes) -> dict:
         "categories": "",
         "model_id": "openai/judge-model",
         "base_url": base_url,
-        "api_key_variable": "",
-        "api_key": KEY,
+        "key": "",
+        "new_api_key": KEY,
         "max_calls": "",
         "max_tokens": "",
     }
     return {**data, **changes}
 
 
-@pytest.mark.django_db
-def test_preview_judges_five_interactions_of_the_latest_run(logged_in, project, provider, base_url):
-    provider.script(reply(score=0.5))
+@pytest.fixture
+def post_preview(django_capture_on_commit_callbacks):
+    return functools.partial(_post_preview, django_capture_on_commit_callbacks)
+
+
+def _post_preview(on_commit, client, project, data: dict) -> tuple[str, list[int]]:
+    """Press Preview: the fragment the page shows at once, and the ids of the tasks it queued."""
     url = reverse("properties:prompt-property-create", args=[project.pk])
-    response = logged_in.post(url, {**form_data(base_url), "preview": "1"}, HTTP_HX_REQUEST="true")
-    page = response.content.decode()
-    assert response.status_code == 200 and "<html" not in page
+    with (
+        mock.patch.object(preview_prompt_task, "apply_async", autospec=True) as apply_async,
+        on_commit(execute=True),  # the task is handed over after commit
+    ):
+        response = client.post(url, {**data, "preview": "1"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert all(call.kwargs["queue"] == "llm" for call in apply_async.call_args_list)
+    return response.content.decode(), [call.kwargs["args"][0] for call in apply_async.call_args_list]
+
+
+def poll(client, project, preview_id: int) -> str:
+    url = reverse("properties:prompt-preview", args=[project.pk, preview_id])
+    return client.get(url, HTTP_HX_REQUEST="true").content.decode()
+
+
+@pytest.mark.django_db
+def test_preview_is_judged_by_a_worker_on_the_llm_queue_not_in_the_web_request(
+    logged_in, project, provider, base_url, post_preview
+):
+    provider.script(reply(score=0.5))
+    page, queued = post_preview(logged_in, project, form_data(base_url))
+    assert "<html" not in page and "is judging five interactions" in page and 'hx-trigger="load delay:1s"' in page
+    assert provider.requests == [] and len(queued) == 1  # the web request called no model
+    preview_prompt_task(queued[0])  # what the worker does
+    page = poll(logged_in, project, queued[0])
     assert page.count('class="preview-row"') == 5 and len(provider.requests) == 5
+    assert "hx-trigger" not in page  # polling stops
+    assert provider.headers[0]["authorization"] == f"Bearer {KEY}"  # the key typed for the preview
     assert "Thanks &lt;b&gt;so&lt;/b&gt; much!" in page and "<b>so</b>" not in page
     assert KEY not in page
-    assert not PromptProperty.objects.exists()  # a preview saves nothing
+    assert not PromptProperty.objects.exists() and not ProjectKey.objects.exists()  # a preview saves nothing
+    assert PromptPreview.objects.get().encrypted_key == ""  # and the worker forgot the key it used
 
 
 @pytest.mark.django_db
-def test_preview_shows_the_error_with_the_raw_reply_escaped(logged_in, project, provider, base_url):
+def test_preview_shows_the_error_with_the_raw_reply_escaped(logged_in, project, provider, base_url, post_preview):
     provider.script("<script>alert(1)</script> score 1.0")
-    url = reverse("properties:prompt-property-create", args=[project.pk])
-    page = logged_in.post(url, {**form_data(base_url), "preview": "1"}, HTTP_HX_REQUEST="true").content.decode()
+    _, queued = post_preview(logged_in, project, form_data(base_url))
+    preview_prompt_task(queued[0])
+    page = poll(logged_in, project, queued[0])
     assert page.count('class="error-text preview-error"') == 5
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert" not in page
+
+
+@pytest.mark.django_db
+def test_a_preview_no_worker_takes_says_so(logged_in, project, base_url, post_preview):
+    _, queued = post_preview(logged_in, project, form_data(base_url))
+    PromptPreview.objects.update(created_at=timezone.now() - timedelta(seconds=PromptPreview.WORKER_WAIT_S + 1))
+    page = poll(logged_in, project, queued[0])
+    assert "No worker took the preview within 60 s" in page and "hx-trigger" not in page
+
+
+@pytest.mark.django_db
+def test_another_users_preview_is_a_404(client, logged_in, project, base_url, post_preview):
+    _, queued = post_preview(logged_in, project, form_data(base_url))
+    client.force_login(UserFactory())
+    assert client.get(reverse("properties:prompt-preview", args=[project.pk, queued[0]])).status_code == 404
 
 
 @pytest.mark.django_db
@@ -220,10 +268,12 @@ def test_save_then_rescore_stores_values_from_the_llm_queue(
     assert [(v.field, v.label, v.status) for v in values] == [("interaction", "polite", "ok")] * 6
     assert values[0].model == "openai/judge-model"
 
-    # The key is used (sent to the provider) but never shown, logged or stored.
+    # The key is used (sent to the provider) but never shown, in part or whole, logged or stored in clear.
     assert provider.headers[0]["authorization"] == f"Bearer {KEY}"
     edit = logged_in.get(reverse("properties:prompt-property-edit", args=[project.pk, prompt.pk])).content.decode()
-    assert KEY not in edit and "...wxyz" in edit
+    assert KEY not in edit and "wxyz" not in edit and "the project key \u201cprompt_polite_tone\u201d" in edit
+    stored = ProjectKey.objects.get()
+    assert KEY not in stored.encrypted and stored.key() == KEY
     detail = logged_in.get(reverse("properties:project-detail", args=[project.pk])).content.decode()
     assert KEY not in detail and "prompt_polite_tone" in detail
     assert KEY not in json.dumps(list(values.values("details", "error", "scorer_version", "model")))
@@ -231,7 +281,7 @@ def test_save_then_rescore_stores_values_from_the_llm_queue(
 
 
 @pytest.mark.django_db
-def test_editing_the_template_makes_values_stale_and_a_blank_key_keeps_the_stored_one(
+def test_editing_the_template_makes_values_stale_and_a_blank_new_key_keeps_the_stored_one(
     logged_in, project, provider, base_url
 ):
     logged_in.post(reverse("properties:prompt-property-create", args=[project.pk]), form_data(base_url))
@@ -242,21 +292,41 @@ def test_editing_the_template_makes_values_stale_and_a_blank_key_keeps_the_store
         scoring.score_chunk(chunk.pk)
     assert scoring.plan_job(run, [prompt.property_name]).total == 0
     url = reverse("properties:prompt-property-edit", args=[project.pk, prompt.pk])
-    logged_in.post(url, form_data(base_url, template=TEMPLATE + "\nBe strict.", api_key=""))
+    key = f"key:{prompt.project_key_id}"  # the page's select shows the stored key as chosen
+    logged_in.post(url, form_data(base_url, template=TEMPLATE + "\nBe strict.", new_api_key="", key=key))
     prompt.refresh_from_db()
-    assert prompt.api_key == KEY and prompt.template.endswith("Be strict.")
+    assert prompt.project_key.key() == KEY and prompt.template.endswith("Be strict.")
     assert scoring.plan_job(run, [prompt.property_name]).total == 6
 
 
 @pytest.mark.django_db
-def test_a_key_from_an_environment_variable_shows_its_last_four_characters(logged_in, project, base_url, monkeypatch):
-    monkeypatch.setenv("EVALSITE_TEST_JUDGE_KEY", KEY)
-    data = form_data(base_url, api_key="", api_key_variable="EVALSITE_TEST_JUDGE_KEY")
+def test_a_key_from_an_allowed_variable_is_named_but_never_shown(logged_in, project, provider, base_url, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    data = form_data(base_url, new_api_key="", key="var:OPENAI_API_KEY")
     logged_in.post(reverse("properties:prompt-property-create", args=[project.pk]), data)
     prompt = PromptProperty.objects.get()
-    assert prompt.api_key == "" and prompt.resolved_key() == KEY
+    assert prompt.api_key_variable == "OPENAI_API_KEY" and prompt.project_key is None
     page = logged_in.get(reverse("properties:prompt-property-edit", args=[project.pk, prompt.pk])).content.decode()
-    assert "$EVALSITE_TEST_JUDGE_KEY ...wxyz" in page and KEY not in page
+    assert "$OPENAI_API_KEY in the workers&#x27; environment" in page and KEY not in page and "wxyz" not in page
+    provider.script(reply(score=0.5))
+    for chunk in scoring.plan_job(project.runs.get(), [prompt.property_name]).chunks.all():
+        scoring.score_chunk(chunk.pk)
+    assert provider.headers[0]["authorization"] == f"Bearer {KEY}"  # named for this base URL, so sent
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("variable", ["SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "HOME"])
+def test_a_variable_the_operator_does_not_allow_cannot_be_chosen(logged_in, project, base_url, variable):
+    data = form_data(base_url, new_api_key="", key=f"var:{variable}")
+    page = logged_in.post(reverse("properties:prompt-property-create", args=[project.pk]), data).content.decode()
+    assert "Select a valid choice" in page and not PromptProperty.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_base_url_the_operator_does_not_allow_is_refused_at_save(logged_in, project, base_url):
+    data = form_data("http://10.0.0.5:8080/v1")
+    page = logged_in.post(reverse("properties:prompt-property-create", args=[project.pk]), data).content.decode()
+    assert "is not allowed by the operator (EVALSITE_LLM_BASE_URLS" in page and not PromptProperty.objects.exists()
 
 
 @pytest.mark.django_db

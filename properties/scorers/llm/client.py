@@ -1,9 +1,13 @@
 """A chat-model client for LLM-judged properties: any provider through litellm, strict JSON replies.
 
 `model_id` is litellm's "provider/model" ("openai/gpt-4o", "anthropic/claude-3-5-sonnet-20240620",
-"ollama/llama3.1"); `base_url` points it at an OpenAI-compatible server or a local Ollama. The key
-comes from `api_key` or the provider's environment variable, and never leaves this object: it is
-kept out of `repr`, logs, errors and stored details.
+"ollama/llama3.1"); `base_url` points it at an OpenAI-compatible server or a local Ollama, and must
+be one the operator allows (`net.policy`). The key is `api_key`, or the environment variable named
+by `key_variable`, or, with neither and no `base_url`, the provider's own variable; variables must
+be on the operator's allow-list, and a key from the environment never goes to a base URL it was not
+named for. It never leaves this object: it is kept out of `repr`, logs, errors and stored details.
+Every connection goes through the network guard (`net.guard`): the resolved address of the
+endpoint and of every redirect.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
+
+from properties.scorers.net import guard, policy
 
 # litellm fetches its model price map from GitHub on import unless told otherwise; our build and CI
 # machines have no internet, and a self-hosted worker should not phone home. Set before any import.
@@ -164,14 +170,21 @@ class LLMClient:
         *,
         base_url: str | None = None,
         api_key: str | None = None,
+        key_variable: str | None = None,
         timeout: float = 60.0,
         temperature: float = 0.0,
         max_reply_tokens: int | None = None,
         budget: Budget | None = None,
     ) -> None:
+        """Raises policy.OutboundRefused when the operator does not allow the base URL or variable."""
+        if base_url:
+            policy.current().check_llm_base_url(base_url)
+        if key_variable:
+            policy.current().check_key_variable(key_variable)
         self.model_id = model_id
         self.base_url = base_url
         self._api_key = api_key
+        self._key_variable = key_variable
         self.timeout = timeout
         self.temperature = temperature
         self.max_reply_tokens = max_reply_tokens
@@ -225,6 +238,10 @@ class LLMClient:
             except openai.OpenAIError as exc:
                 # litellm maps every provider's failures onto openai's exception classes (whichever
                 # SDK made the call); anything else is a bug on our side, not the provider's.
+                blocked = _blocked_cause(exc)
+                if blocked is not None:
+                    message = f"{self.model_id}: refused by the network guard: {blocked}"
+                    raise JudgeError(message, usage_so_far) from None
                 status = getattr(exc, "status_code", None)
                 retryable = status in RETRY_STATUSES or isinstance(
                     exc, litellm.Timeout | litellm.APIConnectionError | litellm.RateLimitError
@@ -260,12 +277,9 @@ class LLMClient:
         }
         if self.base_url:
             request["api_base"] = self.base_url
-        if self._api_key:
-            request["api_key"] = self._api_key
-        elif self.base_url and self.model_id.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
-            # Local OpenAI-compatible servers (vLLM, llama.cpp, LM Studio) need no key, but the
-            # openai SDK refuses to send a request without one.
-            request["api_key"] = NO_KEY
+        key = resolve_key(_provider_of(self.model_id, self.base_url), self.base_url, self._api_key, self._key_variable)
+        if key is not None:
+            request["api_key"] = key
         if self.max_reply_tokens:
             request["max_tokens"] = self.max_reply_tokens
         return request
@@ -275,6 +289,56 @@ class LLMClient:
         if self._api_key:
             text = text.replace(self._api_key, "***")
         return KEY_PATTERN.sub("***", text)
+
+
+def resolve_key(provider: str, base_url: str | None, api_key: str | None, key_variable: str | None) -> str | None:
+    """The key one call sends: None lets the provider's own credential chain work (AWS, Google).
+
+    A known provider always gets an explicit key, NO_KEY when it has none, so that litellm never
+    falls back on an environment variable by itself: that is how an operator's key used to reach a
+    base URL a project had set.
+    """
+    if api_key:
+        return api_key
+    if key_variable:
+        key = os.environ.get(policy.current().check_key_variable(key_variable), "")
+        if not key:
+            raise JudgeError(f"the key variable {key_variable} is not set in the workers' environment")
+        return key
+    if base_url:
+        # No key was named for this URL. (A local OpenAI-compatible server needs none, but the
+        # openai SDK refuses to send a request without one.)
+        return NO_KEY
+    variable = policy.PROVIDER_KEY_VARIABLES.get(provider)
+    if variable is None:
+        return None  # a provider with a credential chain of its own (Bedrock, Vertex) or none (Ollama)
+    if variable not in policy.current().llm_key_variables:
+        return NO_KEY
+    return os.environ.get(variable) or NO_KEY
+
+
+def _blocked_cause(exc: BaseException) -> guard.BlockedAddress | None:
+    """The guard's refusal behind an SDK's "Connection error": not transient, so never retried."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, guard.BlockedAddress):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _provider_of(model_id: str, base_url: str | None) -> str:
+    """litellm's provider name for a model id ("gpt-4o" is openai's, "ollama/llama3.1" ollama's)."""
+    prefix, slash, _ = model_id.partition("/")
+    if slash and prefix:
+        return prefix
+    try:
+        return str(_litellm().get_llm_provider(model=model_id, api_base=base_url)[1])
+    except Exception:
+        # litellm raises a plain BadRequestError subclass for a model it cannot place.
+        return ""
 
 
 _litellm_module: Any = None
@@ -290,6 +354,10 @@ def _litellm() -> Any:
 
             # It otherwise prints "Provider List: https://..." banners to stdout on every error.
             litellm.suppress_debug_info = True
+            # Every request litellm makes goes through the network guard: the OpenAI SDK's client
+            # (client_session) and litellm's own HTTP handler for the other providers (sync_transport).
+            litellm.client_session = guard.llm_http_client()
+            litellm.sync_transport = guard.GuardedTransport(guard.llm_private_allowed)
             _litellm_module = litellm
     return _litellm_module
 

@@ -14,6 +14,7 @@ from typing import Any
 from properties.scorers.base import Score, Scorer, ScorerUnavailable
 from properties.scorers.llm import prompts
 from properties.scorers.llm.client import Budget, JudgeError, JudgeReply, LLMClient, map_concurrently
+from properties.scorers.net.policy import OutboundRefused
 from properties.scorers.registry import builtin
 
 GRADES = {"poor": 0.0, "ok": 0.5, "excellent": 1.0}
@@ -33,6 +34,7 @@ class LLMJudge(Scorer):
         model_id: str = "",
         base_url: str | None = None,
         api_key: str | None = None,
+        api_key_variable: str | None = None,
         timeout: float = 60.0,
         temperature: float = 0.0,
         max_concurrency: int = 4,
@@ -41,8 +43,10 @@ class LLMJudge(Scorer):
     ) -> None:
         self._model_id = model_id
         self.base_url = base_url
-        # Private: to_dict() (stored configuration, config_hash) reads only public attributes.
+        # Private: to_dict() (stored configuration, config_hash) reads only public attributes, and
+        # where a key comes from does not change a verdict.
         self._api_key = api_key
+        self._api_key_variable = api_key_variable
         self.timeout = timeout
         self.temperature = temperature
         self.max_concurrency = max_concurrency
@@ -84,14 +88,18 @@ class LLMJudge(Scorer):
                 f"{self.name()} needs a judge model: set model_id in its configuration "
                 '(e.g. "openai/gpt-4o", or "ollama/llama3.1" with base_url http://127.0.0.1:11434)'
             )
-        return LLMClient(
-            self._model_id,
-            base_url=self.base_url,
-            api_key=self._api_key,
-            timeout=self.timeout,
-            temperature=self.temperature,
-            budget=self._budget,
-        )
+        try:
+            return LLMClient(
+                self._model_id,
+                base_url=self.base_url,
+                api_key=self._api_key,
+                key_variable=self._api_key_variable,
+                timeout=self.timeout,
+                temperature=self.temperature,
+                budget=self._budget,
+            )
+        except OutboundRefused as exc:
+            raise ScorerUnavailable(f"{self.name()}: {exc}") from None
 
     def run_batch(
         self,

@@ -1,6 +1,6 @@
-"""Which network addresses the link checker may contact, enforced where connections are made.
+"""Which network addresses scorers may contact, enforced where connections are made.
 
-Links in uploaded text are untrusted: a link to `http://169.254.169.254/` or `http://localhost:6379/`
+Links in uploaded text and LLM base URLs are untrusted: a link to `http://169.254.169.254/` or `http://localhost:6379/`
 must not turn the scoring worker into a proxy into its own network (SSRF). The check happens in a
 network backend, at connect time, for every connection the HTTP client opens (first request,
 redirects, reconnects): the host is resolved once, every address is checked, and the socket is opened
@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 import httpcore
+import httpx
+
+from properties.scorers.net import policy
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -84,7 +87,8 @@ def resolve(host: str, port: int, timeout: float | None) -> list[str]:
 
 
 def checked_addresses(host: str, port: int, timeout: float | None, allow_private: bool) -> list[str]:
-    """Resolve a host and return its addresses, refusing the host if any address is blocked."""
+    """Resolve a host and return its addresses, refusing the host if any address is blocked (unless
+    allow_private, which the operator's policy decides: never a project)."""
     host = host.strip("[]")
     try:
         addresses = [str(ipaddress.ip_address(host))]  # a literal address needs no lookup
@@ -99,10 +103,17 @@ def checked_addresses(host: str, port: int, timeout: float | None, allow_private
     return addresses
 
 
-class GuardedBackend(httpcore.NetworkBackend):
-    """httpcore's synchronous backend, connecting only to addresses that pass `blocked_reason`."""
+PrivateAllowed = Callable[[str, int], bool]
 
-    def __init__(self, allow_private: bool = False) -> None:
+
+class GuardedBackend(httpcore.NetworkBackend):
+    """httpcore's synchronous backend, connecting only to addresses that pass `blocked_reason`.
+
+    `allow_private` is a flag, or a function of (host, port) for a per-destination decision (the
+    base URLs an operator listed for LLM calls).
+    """
+
+    def __init__(self, allow_private: bool | PrivateAllowed = False) -> None:
         self.allow_private = allow_private
         self._inner = httpcore.SyncBackend()
 
@@ -114,7 +125,8 @@ class GuardedBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
-        addresses = checked_addresses(host, port, timeout, self.allow_private)
+        allow = self.allow_private(host, port) if callable(self.allow_private) else self.allow_private
+        addresses = checked_addresses(host, port, timeout, allow)
         error: Exception = httpcore.ConnectError(f"no address for {host}")
         for address in addresses:
             try:
@@ -129,7 +141,32 @@ class GuardedBackend(httpcore.NetworkBackend):
         timeout: float | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
-        raise BlockedAddress("the link checker never opens Unix sockets")
+        raise BlockedAddress("scorers never open Unix sockets")
 
     def sleep(self, seconds: float) -> None:
         self._inner.sleep(seconds)
+
+
+class GuardedTransport(httpx.HTTPTransport):
+    """httpx's transport over GuardedBackend: every connection of a client checked, redirects included."""
+
+    def __init__(self, allow_private: bool | PrivateAllowed = False, **options: object) -> None:
+        super().__init__(**options)  # type: ignore[arg-type]
+        # httpx builds its connection pool without a network-backend hook; ours is the same pool with one.
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(),
+            max_connections=100,
+            max_keepalive_connections=20,
+            keepalive_expiry=5.0,
+            network_backend=GuardedBackend(allow_private),
+        )
+
+
+def llm_private_allowed(host: str, port: int) -> bool:
+    """LLM calls may reach a private address only at the origin of a base URL the operator listed."""
+    return policy.current().private_llm_endpoint(host, port)
+
+
+def llm_http_client(timeout: float = 60.0) -> httpx.Client:
+    """An httpx client for LLM endpoints: the operator's base URLs, else public addresses only."""
+    return httpx.Client(transport=GuardedTransport(llm_private_allowed), timeout=timeout, follow_redirects=True)

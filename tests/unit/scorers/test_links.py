@@ -10,12 +10,26 @@ import pytest
 from properties.scorers.base import Score
 from properties.scorers.invalid_links import InvalidLinks
 from properties.scorers.net import guard as net_guard
-from properties.scorers.net import link_checker
+from properties.scorers.net import link_checker, policy
 from tests.unit.scorers.conftest import LinkServer, start_server
 
 
+@pytest.fixture(autouse=True)
+def private_links_allowed():
+    """The test server is on 127.0.0.1: as an operator of an intranet deployment would, allow it."""
+    with policy.temporarily(allow_private_links=True):
+        yield
+
+
+@pytest.fixture
+def operator_default():
+    """The policy every deployment starts with: internal addresses are never contacted."""
+    with policy.temporarily(allow_private_links=False):
+        yield
+
+
 def local_scorer(**config: object) -> InvalidLinks:
-    return InvalidLinks(allow_private_addresses=True, timeout=0.5, **config)  # type: ignore[arg-type]
+    return InvalidLinks(timeout=0.5, **config)  # type: ignore[arg-type]
 
 
 def score_one(scorer: InvalidLinks, text: str) -> Score:
@@ -111,7 +125,7 @@ def test_spans_point_into_the_named_field(link_server: LinkServer) -> None:
     assert "current_field" not in scorer.to_dict()
 
 
-def test_loopback_is_not_contacted_by_default(link_server: LinkServer) -> None:
+def test_loopback_is_not_contacted_by_default(link_server: LinkServer, operator_default) -> None:
     score = score_one(InvalidLinks(), f"{link_server.url('/ok')} {link_server.url('/missing')}")
     assert labels(score) == ["not checked", "not checked"]
     assert "loopback" in score.spans[0].note
@@ -131,13 +145,15 @@ def test_loopback_is_not_contacted_by_default(link_server: LinkServer) -> None:
         "http://0.0.0.0:{port}/ok",
     ],
 )
-def test_internal_addresses_are_not_checked(link_server: LinkServer, url: str) -> None:
+def test_internal_addresses_are_not_checked(link_server: LinkServer, url: str, operator_default) -> None:
     score = score_one(InvalidLinks(timeout=0.5), url.format(port=link_server.port))
     assert labels(score) == ["not checked"]
     assert link_server.seen() == []
 
 
-def test_not_checked_links_leave_the_ratio(link_server: LinkServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_not_checked_links_leave_the_ratio(
+    link_server: LinkServer, monkeypatch: pytest.MonkeyPatch, operator_default
+) -> None:
     """One checkable broken link next to an internal one: 1 invalid of 1 checked."""
     port = closed_port()
     monkeypatch.setattr(net_guard, "blocked_reason", lambda address: None if address == "127.0.0.2" else "private")
@@ -147,7 +163,7 @@ def test_not_checked_links_leave_the_ratio(link_server: LinkServer, monkeypatch:
 
 
 def test_redirect_to_an_internal_address_is_checked_again(
-    link_server: LinkServer, monkeypatch: pytest.MonkeyPatch
+    link_server: LinkServer, monkeypatch: pytest.MonkeyPatch, operator_default
 ) -> None:
     try:
         public, httpd = start_server("127.0.0.2")  # stands in for a public server
@@ -234,7 +250,7 @@ def test_switched_off_contacts_nothing(link_server: LinkServer) -> None:
 
 
 def test_config_round_trips() -> None:
-    scorer = InvalidLinks(timeout=2.0, allow_private_addresses=True, enabled=False)
+    scorer = InvalidLinks(timeout=2.0, enabled=False)
     again = InvalidLinks.from_dict(scorer.to_dict())
     assert again.to_dict() == scorer.to_dict()
     assert scorer.to_dict()["timeout"] == 2.0
