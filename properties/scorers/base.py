@@ -34,21 +34,35 @@ class Span:
 
 @dataclass
 class Score:
-    """One item's result: a number, a category, or an error, with the evidence that explains it."""
+    """One item's result: a number, a category, or an error, with the evidence that explains it.
+
+    An item the property does not apply to (no retrieved documents for a retrieval property, no
+    reference for a reference-based one) is *not applicable*: no value, not an error, and left out
+    of summaries; `not_applicable_reason` says why.
+    """
 
     value: float | None = None
     label: str | None = None
     spans: list[Span] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    not_applicable_reason: str | None = None
 
     @classmethod
     def failed(cls, message: str) -> Score:
         return cls(error=message)
 
+    @classmethod
+    def not_applicable(cls, reason: str) -> Score:
+        return cls(not_applicable_reason=reason)
+
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def applicable(self) -> bool:
+        return self.not_applicable_reason is None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -57,6 +71,7 @@ class Score:
             "spans": [span.to_dict() for span in self.spans],
             "details": self.details,
             "error": self.error,
+            "not_applicable": self.not_applicable_reason,
         }
 
 

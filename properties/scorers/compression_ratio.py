@@ -37,9 +37,11 @@ class CompressionRatio(Scorer):
         context_batch: list[Any] | None = None,
     ) -> list[float | Score]:
         if input_text_batch is None:
-            return [Score.failed("compression ratio needs the input text") for _ in candidate_batch]
+            return [Score.not_applicable("compression ratio needs the input text") for _ in candidate_batch]
         # Plain floats: the ratio is one division, and a Score object per item would cost more than it.
         return [
-            len(source or "") / len(output) if output else Score.failed("the output is empty, so there is no ratio")
+            len(source or "") / len(output)
+            if output
+            else Score.not_applicable("the output is empty, so there is no ratio")
             for source, output in zip(input_text_batch, candidate_batch, strict=True)
         ]

@@ -72,7 +72,7 @@ class ContextEntityRecall(Scorer, metaclass=JudgedWhenModelNamed):
         sources = {i: source_texts(inputs[i], contexts[i]) for i in scored}
         todo = [i for i in scored if sources[i]]
         for i in set(scored) - set(todo):
-            results[i] = Score.failed(NO_SOURCE)
+            results[i] = Score.not_applicable(NO_SOURCE)
         if not todo:
             return results
         flat = [text for i in todo for _, text in sources[i]] + [texts[i] for i in todo]
@@ -87,7 +87,7 @@ class ContextEntityRecall(Scorer, metaclass=JudgedWhenModelNamed):
     def to_score(self, fields: list[str], sources: list[topics.Parsed], output: topics.Parsed) -> Score:
         entities = topics.main_topics(sources, ENTITY_KINDS)
         if not entities:
-            return Score.failed("the context has no named entities or figures, so entity recall is undefined")
+            return Score.not_applicable("the context has no named entities or figures, so entity recall is undefined")
         found = [topics.present(entity, output) for entity in entities]
         matched = [e for e, where in zip(entities, found, strict=True) if where is not None]
         missed = [e for e, where in zip(entities, found, strict=True) if where is None]

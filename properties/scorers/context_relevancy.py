@@ -96,13 +96,13 @@ class ContextRelevancy(Scorer, metaclass=JudgedWhenModelNamed):
             chunks = document_chunks(documents)
             if not chunks:
                 results.append(
-                    Score.failed(
+                    Score.not_applicable(
                         "the context is empty: context relevancy needs retrieved documents with text in "
                         "information_retrieval"
                     )
                 )
             elif not query.strip():
-                results.append(Score.failed("the input is empty: context relevancy needs the user's question"))
+                results.append(Score.not_applicable("the input is empty: context relevancy needs the user's question"))
             else:
                 results.append(Score.failed("not scored"))
                 pending[item] = (query, documents, chunks)

@@ -174,7 +174,7 @@ class Coverage(Scorer):
         sources = {i: source_texts(inputs[i], contexts[i]) for i in scored}
         for i in scored:
             if not sources[i]:
-                results[i] = Score.failed(NO_SOURCE)
+                results[i] = Score.not_applicable(NO_SOURCE)
         todo = [i for i in scored if sources[i]]
         out: list[Assessment | Score] = list(results)
         if scored:  # load the models with the first output, even one without a source (a warm-up)
@@ -253,7 +253,7 @@ class Coverage(Scorer):
 
     def to_score(self, a: Assessment) -> Score:
         if not a.main:
-            return Score.failed("the source has no topics (no names, figures or nouns) to cover")
+            return Score.not_applicable("the source has no topics (no names, figures or nouns) to cover")
         spans: list[Span] = []
         covered, missed = [], []
         for topic, where, how in zip(a.main, a.found, a.how, strict=True):

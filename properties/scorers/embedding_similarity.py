@@ -71,9 +71,9 @@ class EmbeddingSimilarity(Scorer):
         scored: list[int] = []
         for i, (output, reference) in enumerate(zip(outputs, references, strict=True)):
             if not reference.strip():
-                results.append(Score.failed("the expected output (reference) is empty"))
+                results.append(Score.not_applicable("the expected output (reference) is empty"))
             elif not output.strip():
-                results.append(Score.failed(f"the {self.current_field} is empty"))
+                results.append(Score.not_applicable(f"the {self.current_field} is empty"))
             else:
                 results.append(Score.failed("not scored"))
                 scored.append(i)

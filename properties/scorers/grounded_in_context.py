@@ -17,8 +17,15 @@ history (`uses_full_context`); Python callers may pass a plain string or a list 
    context never mentions.
 4. A logistic regression over these signals (`artifacts/grounded.npz`, fitted on training NLI
    pairs only by `python -m properties.training.grounded`) gives P(supported) per statement.
-5. The value mixes the weakest statement and the mean (`MIN_WEIGHT`): one unsupported statement
+5. Rules settle what needs no weighing (`text.support`): a statement copied from one sentence of
+   its passage (same content words in the same order, same numbers, same polarity) is supported;
+   a number, named entity or negation that the passage lacks or contradicts makes it unsupported
+   (at most `MISMATCH_CAP`), whatever the other signals say, and the span's note says which.
+6. The value mixes the weakest statement and the mean (`MIN_WEIGHT`): one unsupported statement
    pulls the whole output down, as it should, without one borderline phrase deciding alone.
+
+A user's question is never evidence: question sentences of the input are left out of the context.
+With no context at all the property is not applicable.
 
 Evidence: each statement below `threshold` is a span on the output with its score; its note and
 `details["statements"]` name the closest passage (field and character offsets).
@@ -40,7 +47,7 @@ from properties.scorers.registry import builtin
 from properties.scorers.retrieval_relevance import documents_of
 from properties.scorers.runtime import cross_encoder, models, nli
 from properties.scorers.runtime.heads import ARTIFACTS, Head, load_head
-from properties.scorers.text import statements
+from properties.scorers.text import statements, support
 from properties.scorers.text.linguistic import SPACY_MODEL, SPACY_PACKAGE
 
 COMBINER = ARTIFACTS / "grounded.npz"
@@ -66,7 +73,13 @@ MIN_WEIGHT = 0.75
 ENTITY_LABELS = frozenset(
     {"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE", "DATE"}
 )
-NO_CONTEXT = "no context to ground the output in"
+NO_CONTEXT = "no context to ground the output in: no retrieved documents, prompt, history or input statements"
+# P(supported) of a copied statement, of a reworded one (one word replaced, the sentences' embeddings
+# at least REWORDED_COSINE alike), and the most a statement with a mismatch can get.
+COPIED = 0.95
+REWORDED = 0.85
+REWORDED_COSINE = 0.88
+MISMATCH_CAP = 0.2
 RETRAIN = nli.RETRAIN
 
 
@@ -110,7 +123,7 @@ def context_fields(input_text: str, context: Any) -> list[tuple[str, str]]:
     full = isinstance(context, dict) and bool({"information_retrieval", "full_prompt", "history"} & context.keys())
     documents = documents_of(context.get("information_retrieval") if full else context)
     fields = [(f"information_retrieval[{i}]", text) for i, text in enumerate(documents)]
-    fields.append(("input", input_text))
+    fields.append(("input", statements.without_questions(input_text or "")))
     if full:
         fields += [("full_prompt", context.get("full_prompt") or ""), ("history", context.get("history") or "")]
     return [(name, text) for name, text in fields if isinstance(text, str) and text.strip()]
@@ -121,6 +134,9 @@ class Judgement:
     supported: float
     passage: Passage
     signals: dict[str, float]
+    # Why a rule decided, in words ("the documents say 10, the answer says 25"); "" when the
+    # trained combination did.
+    reason: str = ""
 
 
 def logit(p: np.ndarray) -> np.ndarray:
@@ -158,10 +174,10 @@ def candidates(claim: str, context: Context) -> list[int]:
 
 
 def closest_passages(
-    claims: Sequence[str], contexts: Sequence[Context], encoder: models.Encoder
+    claims: Sequence[str], contexts: Sequence[Context], encoder: models.Encoder, entities: Sequence[Sequence[str]]
 ) -> tuple[list[Passage], np.ndarray, dict[str, np.ndarray]]:
-    """Each claim's closest passage in its own context (cosine + share of its content words), the
-    cosine, and the embeddings computed on the way (claims and candidate passages)."""
+    """Each claim's closest passage in its own context (cosine + share of its content words + share of
+    its figures and names it mentions), the cosine, and the embeddings computed on the way."""
     picked = [candidates(claim, context) for claim, context in zip(claims, contexts, strict=True)]
     texts = [*claims, *(c.passages[i].text for c, rows in zip(contexts, picked, strict=True) for i in rows)]
     vectors = embed(encoder, texts)
@@ -171,10 +187,20 @@ def closest_passages(
         words = statements.content_stems(claim)
         cosine = np.stack([vectors[context.passages[i].text] for i in rows]) @ vectors[claim]
         shared = np.array([len(words & context.passage_stems[i]) for i in rows]) / max(len(words), 1)
-        pick = int(np.argmax(cosine + shared))
+        named = np.array([_mentions(claim, entities[index], context.passages[i].text) for i in rows])
+        pick = int(np.argmax(cosine + shared + named))
         best.append(context.passages[rows[pick]])
         cosines[index] = cosine[pick]
     return best, cosines, vectors
+
+
+def _mentions(claim: str, entities: Sequence[str], passage: str) -> float:
+    """The share of the claim's figures and names that a passage mentions (1.0 when it has none)."""
+    wanted = [*support.figures(claim), *(e.lower() for e in entities)]
+    if not wanted:
+        return 1.0
+    lower, figures = passage.lower(), support.figures(passage)
+    return sum(w in figures or w in lower for w in wanted) / len(wanted)
 
 
 def context_lexical(claim: str, entities: Sequence[str], context: Context) -> list[float]:
@@ -204,15 +230,16 @@ class Grounder:
         docs = self.ner.pipe(claims, batch_size=64)
         return [[e.text for e in doc.ents if e.label_ in ENTITY_LABELS] for doc in docs]
 
-    def features(self, claims: Sequence[str], contexts: Sequence[Context]) -> tuple[np.ndarray, list[Passage]]:
+    def features(
+        self, claims: Sequence[str], contexts: Sequence[Context], entities: Sequence[Sequence[str]]
+    ) -> tuple[np.ndarray, list[Passage]]:
         """One row of `COMBINER_FEATURES` per claim, and the claim's closest passage."""
-        passages, cosines, vectors = closest_passages(claims, contexts, self.encoder)
+        passages, cosines, vectors = closest_passages(claims, contexts, self.encoder, entities)
         premises = [p.text for p in passages]
         u = np.stack([vectors[c] for c in claims])
         v = np.stack([vectors[p] for p in premises])
         entailment = self.nli.entailment(claims, premises, u, v)
         ce_logits = self.reranker.logits(list(zip(claims, premises, strict=True)))
-        entities = self.entities(claims)
         rows = []
         for i, claim in enumerate(claims):
             novel_passage = nli.nli_lexical(claim, premises[i])[0]
@@ -224,12 +251,29 @@ class Grounder:
 
     def judge(self, claims: Sequence[str], contexts: Sequence[Context]) -> list[Judgement]:
         assert self.combiner is not None
-        features, passages = self.features(claims, contexts)
+        entities = self.entities(claims)
+        features, passages = self.features(claims, contexts, entities)
         supported = self.combiner.predict(features)
-        return [
-            Judgement(float(p), passage, dict(zip(COMBINER_FEATURES, map(float, row), strict=True)))
-            for p, passage, row in zip(supported, passages, features, strict=True)
-        ]
+        judgements = []
+        for claim, names, p, passage, row in zip(claims, entities, supported, passages, features, strict=True):
+            judgement = Judgement(float(p), passage, dict(zip(COMBINER_FEATURES, map(float, row), strict=True)))
+            judgements.append(apply_rules(claim, names, judgement))
+        return judgements
+
+
+def apply_rules(claim: str, entities: Sequence[str], judgement: Judgement) -> Judgement:
+    """The lexical rules of `text.support` over the trained combination's verdict."""
+    reason = support.mismatch(claim, entities, judgement.passage.text)
+    if reason is not None:
+        judgement.supported = min(judgement.supported, MISMATCH_CAP)
+        judgement.reason = f"not supported: {reason}"
+    elif support.copied(claim, judgement.passage.text):
+        judgement.supported = max(judgement.supported, COPIED)
+        judgement.reason = "supported: the documents say the same"
+    elif judgement.signals["cosine"] >= REWORDED_COSINE and (words := support.reworded(claim, judgement.passage.text)):
+        judgement.supported = max(judgement.supported, REWORDED)
+        judgement.reason = f"supported: the documents say the same in other words (\u201c{words[0]}\u201d)"
+    return judgement
 
 
 def aggregate(supported: Sequence[float]) -> float:
@@ -311,7 +355,7 @@ class GroundedInContext(Scorer):
             context = Context.of(context_fields(inputs[i], raw_contexts[i]))
             found = statements.factual_statements(texts[i])
             if not context.passages:
-                results[i] = Score.failed(NO_CONTEXT)
+                results[i] = Score.not_applicable(NO_CONTEXT)
             elif not found:
                 results[i] = self.to_score(texts[i], [], [])
             for start, end in found if context.passages else []:
@@ -343,8 +387,11 @@ class GroundedInContext(Scorer):
                     "signals": {k: round(v, 4) for k, v in judgement.signals.items()},
                 }
             )
+            if judgement.reason:
+                rows[-1]["reason"] = judgement.reason
             if judgement.supported < self.threshold:
-                note = f"closest passage: {passage.where()}: {_preview(passage.text)}"
+                why = f"{judgement.reason}; " if judgement.reason else "not supported; "
+                note = f"{why}closest passage: {passage.where()}: {_preview(passage.text)}"
                 score = round(judgement.supported, 4)
                 spans.append(Span(self.current_field, start, end, "ungrounded", score, note))
                 # The passage too, so that the Data Screen marks where the closest support was.

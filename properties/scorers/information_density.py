@@ -455,7 +455,7 @@ class InformationDensity(Scorer):
 
     def _score(self, text: str, units: list[Unit]) -> Score:
         if not units:
-            return Score.failed(f"the {self.current_field} has no sentences")
+            return Score.not_applicable(f"the {self.current_field} has no sentences")
         scores = [unit.score for unit in units]
         low = sorted((s, k) for k, s in enumerate(scores) if s < self.threshold)[:MAX_SPANS]
         spans = [

@@ -43,10 +43,10 @@ class ReadingEase(Scorer):
     @staticmethod
     def _score(text: str | None) -> Score:
         if not text or not text.strip():
-            return Score.failed("the text is empty, so it has no reading ease")
+            return Score.not_applicable("the text is empty, so it has no reading ease")
         value = textstat.flesch_reading_ease(text)
         # textstat caches its counts per text, so these repeat none of the work above.
         words, sentences = textstat.lexicon_count(text), textstat.sentence_count(text)
         if words == 0:
-            return Score.failed("the text has no words, so it has no reading ease")
+            return Score.not_applicable("the text has no words, so it has no reading ease")
         return Score(value=float(value), details={"words": words, "sentences": sentences})

@@ -91,9 +91,9 @@ class Relevance(Scorer):
         scored: list[int] = []
         for i, (query, output) in enumerate(zip(inputs, outputs, strict=True)):
             if not output.strip():
-                results.append(Score.failed(f"the {self.current_field} is empty"))
+                results.append(Score.not_applicable(f"the {self.current_field} is empty"))
             elif not query.strip():
-                results.append(Score.failed("the input is empty: relevance needs the user's input"))
+                results.append(Score.not_applicable("the input is empty: relevance needs the user's input"))
             else:
                 results.append(Score.failed("not scored"))
                 scored.append(i)

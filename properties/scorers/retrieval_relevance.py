@@ -257,9 +257,9 @@ class RetrievalRelevance(Scorer):
         for item, (query, documents) in enumerate(zip(inputs, contexts, strict=True)):
             chunks = document_chunks(documents)
             if not query.strip():
-                results.append(Score.failed("the input is empty: retrieval relevance needs the user's input"))
+                results.append(Score.not_applicable("the input is empty: retrieval relevance needs the user's input"))
             elif not chunks:
-                results.append(Score.failed("no retrieved documents with text in information_retrieval"))
+                results.append(Score.not_applicable("no retrieved documents with text in information_retrieval"))
             else:
                 results.append(Score.failed("not scored"))
                 pending[item] = (query, documents, chunks)

@@ -45,6 +45,6 @@ class Sentiment(Scorer):
     @staticmethod
     def _score(text: str | None) -> Score:
         if not text or not text.strip():
-            return Score.failed("the text is empty, so it has no sentiment")
+            return Score.not_applicable("the text is empty, so it has no sentiment")
         polarity, subjectivity = pattern_sentiment(text)
         return Score(value=float(polarity), details={"subjectivity": float(subjectivity)})

@@ -84,11 +84,11 @@ def clear_cache() -> None:
 
 
 def split_empty(candidate_batch: list[Any], field: str) -> tuple[list[str], list[int], list[float | Score]]:
-    """The texts, the indexes of those worth a model call, and results where empty texts already
-    hold their error: an empty text costs no model time and never fails the batch."""
+    """The texts, the indexes of those worth a model call, and results where empty texts are already
+    "not applicable": an empty text costs no model time and never fails the batch."""
     texts = [text if isinstance(text, str) else "" for text in candidate_batch]
     scored = [i for i, text in enumerate(texts) if text.strip()]
-    results: list[float | Score] = [Score.failed(f"the {field} is empty") for _ in texts]
+    results: list[float | Score] = [Score.not_applicable(f"the {field} is empty") for _ in texts]
     return texts, scored, results
 
 

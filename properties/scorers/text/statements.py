@@ -2,8 +2,12 @@
 
 - `factual_statements(output)`: the output's sentences (Punkt, then lines, so that bullet lists
   split), with character offsets, minus those that assert nothing: questions, greetings and
-  pleasantries, hedges ("I'm not sure"), and lead-ins ending in a colon ("Here is a summary:").
+  pleasantries, affirmations ("Yes.", "Sure!"), hedges ("I'm not sure"), and lead-ins ending in a
+  colon ("Here is a summary:"). A lead-in or discourse marker before the claim in the same
+  sentence ("Here is what I found: ...", "Yes, ...") is left out of the statement's range.
   A one-phrase answer ("Hans-Dieter Flick") is a statement: it is the whole claim.
+- `without_questions(text)`: the text with its questions blanked out (offsets kept): a user's
+  question is never evidence for a statement.
 - `passage_windows(text)`: overlapping runs of up to `PASSAGE_SENTENCES` sentences (at most
   `PASSAGE_CHARS` characters) covering a context text, with offsets, so that a statement is
   judged against a passage that fits the models' windows however long the document is.
@@ -33,7 +37,27 @@ _NON_FACTUAL = re.compile(
     r"absolutely|great question|good question|i hope|hope this helps|let me know|feel free|please let|"
     r"glad to help|happy to help|good luck|best regards|kind regards|regards|cheers|sincerely|"
     r"i'm not sure|i am not sure|i don't know|i do not know|i cannot|i can't|i'm sorry|i am sorry|sorry|"
-    r"as an ai|okay|ok|alright)\b",
+    r"as an ai|okay|ok|alright|yes|yeah|yep|no|nope|right|correct|exactly|indeed|definitely|great|perfect|"
+    r"excellent|got it|noted|understood|done|here you go|here it is)\b\W*$|"
+    r"^\W*(?:hi|hello|hey|dear|greetings|thanks|thank you|you're welcome|you are welcome|of course|certainly|"
+    r"great question|good question|i hope|hope this helps|let me know|feel free|please let|"
+    r"glad to help|happy to help|good luck|best regards|kind regards|regards|cheers|sincerely|"
+    r"i'm not sure|i am not sure|i don't know|i do not know|i cannot|i can't|i'm sorry|i am sorry|sorry|"
+    r"as an ai|have a (?:great|nice|good|wonderful|lovely) (?:day|weekend|evening)|enjoy|take care|"
+    r"good (?:morning|afternoon|evening)|welcome)\b",
+    re.IGNORECASE,
+)
+# Words before the claim that say nothing about the world: a lead-in ending in a colon, or a discourse
+# marker followed by a comma ("Yes, the plan ...", "According to the documentation, ...").
+_LEAD_IN = re.compile(  # no ^: matched with a start position, where ^ would fail
+    r"(?:[^:.!?\n]{0,60}(?:here(?:'s| is| are)|i found|found|answer|summary|in short|in summary|to summari[sz]e|"
+    r"according to [^:]{0,40}|based on [^:]{0,40}|note|tl;?dr)\s*:\s+)",
+    re.IGNORECASE,
+)
+_DISCOURSE = re.compile(
+    r"(?:yes|yeah|no|sure|well|so|okay|ok|actually|basically|in short|in summary|indeed|of course|certainly|"
+    r"absolutely|great question|good question|according to (?:the |our |your )?[\w -]{1,40}|"
+    r"based on (?:the |our |your )?[\w -]{1,40}|as (?:stated|mentioned|described) in [\w -]{1,40})\s*[,!]\s+",
     re.IGNORECASE,
 )
 _NUMBER_NAMES = (
@@ -52,18 +76,26 @@ _SUFFIXES = ("ing", "ed", "es", "ly", "s")
 
 
 def stem(word: str) -> str:
-    """A crude, fast stem: strip a common suffix, keep six characters ('Germany' ~ 'German')."""
+    """A crude, fast stem: strip a common suffix and a final e, keep six characters ('Germany' ~
+    'German', 'expires' ~ 'expire')."""
     word = word.lower().replace("’", "'")
     for suffix in _SUFFIXES:
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             word = word[: -len(suffix)]
             break
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]
     return word[:6]
 
 
 def content_stems(text: str) -> set[str]:
     """Stems of the words that carry content (no function words, no bare numbers)."""
-    return {stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP and not w.isdigit()}
+    return set(content_stem_sequence(text))
+
+
+def content_stem_sequence(text: str) -> list[str]:
+    """The stems of `content_stems`, in the order of the text, repeats kept."""
+    return [stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP and not w.isdigit()]
 
 
 def numbers(text: str) -> set[str]:
@@ -103,8 +135,37 @@ def sentences_and_lines(text: str) -> list[tuple[int, int]]:
 
 
 def factual_statements(text: str) -> list[tuple[int, int]]:
-    """Character ranges of the factual statements of an output, in order."""
-    return [(s, e) for s, e in sentences_and_lines(text) if is_factual(text[s:e])]
+    """Character ranges of the factual statements of an output, in order, lead-ins left out."""
+    found = []
+    for start, end in sentences_and_lines(text):
+        if not is_factual(text[start:end]):
+            continue
+        start = _after_lead_in(text, start, end)
+        if is_factual(text[start:end]):
+            found.append((start, end))
+    return found
+
+
+def _after_lead_in(text: str, start: int, end: int) -> int:
+    """Where the claim starts once a lead-in ("Here is what I found: ") and discourse markers are skipped."""
+    for pattern in (_LEAD_IN, _DISCOURSE, _DISCOURSE):
+        match = pattern.match(text, start, end)
+        if match and match.end() < end:
+            start = match.end()
+    return start
+
+
+def is_question(sentence: str) -> bool:
+    return sentence.rstrip().endswith("?")
+
+
+def without_questions(text: str) -> str:
+    """The text with each question sentence replaced by spaces, so that offsets still point into it."""
+    pieces = list(text)
+    for start, end in sentences_and_lines(text):
+        if is_question(text[start:end]):
+            pieces[start:end] = " " * (end - start)
+    return "".join(pieces)
 
 
 def passage_windows(text: str) -> list[tuple[int, int]]:

@@ -124,11 +124,11 @@ def test_a_source_longer_than_any_window_is_read_to_its_end(coverage):
     assert span.start > topics.PIECE_CHARS and source[span.start : span.end] == "Zanzibar"
 
 
-def test_empty_source_and_empty_output_are_clear_errors(coverage, summarization):
+def test_without_source_or_output_it_is_not_applicable(coverage, summarization):
     for scorer in (coverage, summarization, ContextEntityRecall()):
         no_source, no_output = scorer.run_batch(["A summary.", "  "], None, ["", INSTRUCTION], [[], [ARTICLE]])
-        assert "no source" in no_source.error
-        assert no_output.error == "the output is empty"
+        assert no_source.ok and "no source" in no_source.not_applicable_reason
+        assert no_output.not_applicable_reason == "the output is empty"
 
 
 def test_the_registered_names_load_through_the_registry():

@@ -146,9 +146,9 @@ def test_hand_labelled_sanity_set_separates(density: InformationDensity) -> None
     assert accuracy >= 0.85
 
 
-def test_empty_output_fails_like_other_scorers(density: InformationDensity) -> None:
+def test_empty_output_is_not_applicable_like_other_scorers(density: InformationDensity) -> None:
     empty, blank, text = scores(density.run_batch(["", "   \n", "Water boils at 100 degrees Celsius."]))
-    assert empty.error == "the output is empty" and blank.error == "the output is empty"
+    assert empty.not_applicable_reason == "the output is empty" == blank.not_applicable_reason
     assert text.ok and 0.0 <= text.value <= 1.0
     assert density.model_id().startswith("all-MiniLM-L6-v2-int8@")
 
@@ -182,12 +182,13 @@ def test_off_topic_text_dilutes_relevancy(context_relevancy: ContextRelevancy) -
     assert diluted.spans[0].field == "information_retrieval[0]"
 
 
-def test_empty_context_gives_a_clear_error(context_relevancy: ContextRelevancy) -> None:
+def test_empty_context_is_not_applicable(context_relevancy: ContextRelevancy) -> None:
     none, empty_list, blank, no_input = scores(
         context_relevancy.run_batch(
             ["", "", "", ""], None, [QUESTION, QUESTION, QUESTION, ""], [None, [], [" "], ["x"]]
         )
     )
     for score in (none, empty_list, blank):
-        assert score.error and "context is empty" in score.error and "information_retrieval" in score.error
-    assert no_input.error and "input is empty" in no_input.error
+        reason = score.not_applicable_reason
+        assert score.ok and "context is empty" in reason and "information_retrieval" in reason
+    assert no_input.ok and "input is empty" in no_input.not_applicable_reason

@@ -110,10 +110,10 @@ def test_the_context_can_be_the_input_history_or_a_plain_string(grounded) -> Non
     assert second.details["statements"][1]["closest"]["field"] == "information_retrieval[1]"
 
 
-def test_empty_context_and_empty_output_are_clear_errors(grounded) -> None:
+def test_without_context_or_output_it_is_not_applicable(grounded) -> None:
     no_context, empty_output = grounded.run_batch([FAITHFUL, "  "], None, ["", QUESTION], [full_context(), [BERLIN]])
-    assert no_context.error == NO_CONTEXT
-    assert empty_output.error == "the output is empty"
+    assert no_context.ok and no_context.value is None and no_context.not_applicable_reason == NO_CONTEXT
+    assert empty_output.not_applicable_reason == "the output is empty"
 
 
 def test_hallucination_free_on_clear_cases(hallucination_free) -> None:

@@ -67,12 +67,12 @@ def test_relevance_long_output_takes_the_best_window(relevance: Relevance) -> No
     assert span.field == "output"
 
 
-def test_relevance_empty_input_or_output_fails_clearly(relevance: Relevance) -> None:
+def test_relevance_without_input_or_output_is_not_applicable(relevance: Relevance) -> None:
     no_input, no_output = values(relevance.run_batch([BERLIN, "  "], None, ["", QUESTION]))
-    assert no_input.error and "input" in no_input.error
-    assert no_output.error and "empty" in no_output.error
+    assert no_input.ok and no_input.value is None and "input" in no_input.not_applicable_reason
+    assert no_output.ok and "empty" in no_output.not_applicable_reason
     (missing,) = values(relevance.run_batch([BERLIN]))
-    assert missing.error
+    assert missing.not_applicable_reason
 
 
 def test_relevance_offline_default_and_model_id(relevance: Relevance) -> None:
@@ -102,9 +102,9 @@ def test_similarity_threshold_and_empty_reference(similarity: EmbeddingSimilarit
     (score,) = values(strict.run_batch(["A cat was sitting on the mat."], ["The cat sat on the mat."]))
     assert score.details["is_similar"] is False and score.label == "false"
     empty, missing = values(similarity.run_batch(["text", "text"], ["", None]))
-    assert empty.error and "reference" in empty.error and missing.error
+    assert empty.ok and "reference" in empty.not_applicable_reason and missing.not_applicable_reason
     (no_refs,) = values(similarity.run_batch(["text"]))
-    assert no_refs.error
+    assert no_refs.not_applicable_reason
     assert similarity.model_id().startswith(models.PACKAGED_ENCODER + "@")
 
 
@@ -150,6 +150,6 @@ def test_retrieval_empty_context_or_input(retrieval: RetrievalRelevance) -> None
     no_docs, no_input, blank_docs = values(
         retrieval.run_batch(["", "", ""], None, [QUESTION, "", QUESTION], [[], ["some text"], ["  "]])
     )
-    assert no_docs.error and "information_retrieval" in no_docs.error
-    assert no_input.error and "input" in no_input.error
-    assert blank_docs.error
+    assert no_docs.ok and "information_retrieval" in no_docs.not_applicable_reason
+    assert no_input.ok and "input" in no_input.not_applicable_reason
+    assert blank_docs.not_applicable_reason

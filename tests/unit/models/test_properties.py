@@ -79,7 +79,7 @@ def test_pii_clean_text_is_low(pii_risk) -> None:
     assert score.value < 0.3
 
 
-def test_empty_text_is_an_error_and_the_rest_go_on(toxicity) -> None:
+def test_empty_text_is_not_applicable_and_the_rest_go_on(toxicity) -> None:
     empty, thanks = toxicity.run_batch(["   ", THANKS])
-    assert isinstance(empty, Score) and not empty.ok
+    assert isinstance(empty, Score) and empty.ok and empty.value is None and empty.not_applicable_reason
     assert thanks.ok and thanks.value < 0.1

@@ -9,11 +9,11 @@ def test_ratio_of_characters() -> None:
     assert results == [2.0, 0.0, 2.5]
 
 
-def test_empty_output_or_missing_input_fails() -> None:
+def test_empty_output_or_missing_input_is_not_applicable() -> None:
     empty = CompressionRatio().run_batch([""], input_text_batch=["some input"])[0]
-    assert isinstance(empty, Score) and not empty.ok and "empty" in (empty.error or "")
+    assert isinstance(empty, Score) and empty.ok and "empty" in (empty.not_applicable_reason or "")
     no_input = CompressionRatio().run_batch(["output"])[0]
-    assert isinstance(no_input, Score) and not no_input.ok
+    assert isinstance(no_input, Score) and no_input.not_applicable_reason
 
 
 def test_whitespace_counts_and_long_text() -> None:

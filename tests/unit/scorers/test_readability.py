@@ -28,11 +28,11 @@ def test_easy_text_scores_higher_than_hard_text() -> None:
     assert hard.value < 0  # the formula has no lower bound
 
 
-def test_empty_and_wordless_texts_fail_with_a_reason() -> None:
+def test_empty_and_wordless_texts_are_not_applicable_with_a_reason() -> None:
     for text in ["", "   \n\t", "!!! ... ???"]:
         result = ReadingEase().run_batch([text])[0]
-        assert isinstance(result, Score) and not result.ok
-        assert "reading ease" in (result.error or "")
+        assert isinstance(result, Score) and result.ok and result.value is None
+        assert "reading ease" in (result.not_applicable_reason or "")
 
 
 def test_unicode_and_long_text() -> None:

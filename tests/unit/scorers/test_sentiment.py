@@ -27,7 +27,7 @@ def test_direction_and_range() -> None:
     assert 0 <= good.details["subjectivity"] <= 1
 
 
-def test_empty_text_fails_unicode_does_not() -> None:
+def test_empty_text_is_not_applicable_unicode_is_scored() -> None:
     empty, unicode_text = Sentiment().run_batch(["  ", "très bien 🙂 日本語"])
-    assert isinstance(empty, Score) and not empty.ok
+    assert isinstance(empty, Score) and empty.not_applicable_reason
     assert isinstance(unicode_text, Score) and unicode_text.ok
