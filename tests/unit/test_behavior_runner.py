@@ -1,0 +1,127 @@
+"""The behaviour-suite runner (evalsite.behavior) on a cheap property: each kind of case passes and
+fails as it should, spans are matched by their text, and a malformed file names the case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evalsite.behavior import SuiteError, load_suite, run_suite
+
+
+def write(tmp_path: Path, cases: list[dict], **top) -> Path:
+    path = tmp_path / "suite.yaml"
+    path.write_text(yaml.safe_dump({"property": "word_count", **top, "cases": cases}))
+    return path
+
+
+def outcomes(tmp_path: Path, cases: list[dict], **top) -> dict[str, tuple[bool, str]]:
+    result = run_suite(load_suite(write(tmp_path, cases, **top)))
+    return {o.case.id: (o.passed, o.reason) for o in result.outcomes}
+
+
+def test_minimum_functionality_bounds(tmp_path):
+    got = outcomes(
+        tmp_path,
+        [
+            {"id": "in", "interaction": {"output": "one two three"}, "expect": {"min": 3, "max": 3}},
+            {"id": "low", "interaction": {"output": "one"}, "expect": {"min": 2}},
+        ],
+    )
+    assert got["in"] == (True, "")
+    assert got["low"][0] is False and "< min 2" in got["low"][1]
+
+
+def test_invariance_and_direction(tmp_path):
+    base = {"output": "a b c"}
+    got = outcomes(
+        tmp_path,
+        [
+            {"id": "same", "kind": "INV", "interaction": base, "variant": {"output": " a  b c "}, "expect": {}},
+            {"id": "moved", "kind": "INV", "interaction": base, "variant": {"output": "a b c d e"}, "expect": {}},
+            {
+                "id": "up",
+                "kind": "DIR",
+                "interaction": base,
+                "variant": {"output": "a b c d"},
+                "expect": {"direction": "up", "by": 1},
+            },
+            {
+                "id": "wrong-way",
+                "kind": "DIR",
+                "interaction": base,
+                "variant": {"output": "a"},
+                "expect": {"direction": "up"},
+            },
+            {
+                "id": "bound",
+                "kind": "DIR",
+                "interaction": base,
+                "variant": {"output": "a b c d"},
+                "expect": {"direction": "up", "variant_max": 3},
+            },
+        ],
+    )
+    assert got["same"][0] and got["up"][0]
+    assert not got["moved"][0] and "tolerance" in got["moved"][1]
+    assert not got["wrong-way"][0] and "expected up" in got["wrong-way"][1]
+    assert not got["bound"][0] and "> max 3" in got["bound"][1]
+
+
+def test_fields_and_not_applicable(tmp_path):
+    got = outcomes(
+        tmp_path,
+        [
+            {
+                "id": "input",
+                "field": "input",
+                "interaction": {"input": "a b", "output": "c"},
+                "expect": {"min": 2, "max": 2},
+            },
+            {"id": "na", "interaction": {"output": "x"}, "expect": {"not_applicable": True}},
+        ],
+    )
+    assert got["input"][0]
+    assert not got["na"][0] and "expected not applicable" in got["na"][1]
+
+
+def test_spans_are_matched_by_label_and_text(tmp_path):
+    path = tmp_path / "suite.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "property": "valid_json",
+                "cases": [
+                    {
+                        "id": "hit",
+                        "interaction": {"output": '{"a": 1,}'},
+                        "expect": {"spans": [{"label": "error", "contains": "}"}]},
+                    },
+                    {
+                        "id": "miss",
+                        "interaction": {"output": '{"a": 1,}'},
+                        "expect": {"spans": [{"label": "error", "contains": "a"}]},
+                    },
+                ],
+            }
+        )
+    )
+    result = {o.case.id: o for o in run_suite(load_suite(path)).outcomes}
+    assert result["hit"].passed and not result["miss"].passed and "no span like" in result["miss"].reason
+
+
+@pytest.mark.parametrize(
+    ("cases", "message"),
+    [
+        ([{"interaction": {"output": "x"}}], "needs an `id`"),
+        ([{"id": "a", "kind": "XYZ", "interaction": {"output": "x"}}], "kind must be one of"),
+        ([{"id": "a", "kind": "INV", "interaction": {"output": "x"}}], "needs a `variant`"),
+        ([{"id": "a", "interaction": {"answer": "x"}}], "unknown interaction field"),
+        ([{"id": "a", "interaction": {"output": "x"}}, {"id": "a", "interaction": {"output": "y"}}], "used twice"),
+    ],
+)
+def test_a_malformed_suite_names_the_case(tmp_path, cases, message):
+    with pytest.raises(SuiteError, match=message):
+        load_suite(write(tmp_path, cases))
