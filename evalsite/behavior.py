@@ -6,7 +6,9 @@ of one of three kinds:
 
 - ``MFT`` (minimum functionality): a clear case, with bounds on the value (``min``, ``max``), the
   label (``label``), "not applicable" (``not_applicable: true``), or spans that must explain the
-  value (``spans``: each a ``label`` and text the span must ``contain``, optionally its ``field``);
+  value (``spans``: each a ``label`` and text the span must ``contain``, optionally its ``field``
+  and words its ``note_contains``; ``best_span``: the highest-scored span of a label must contain
+  a text; ``no_spans_labelled``: labels no span may have);
 - ``INV`` (invariance): a ``variant`` of the interaction (the fields it changes) whose value must
   stay within ``tolerance`` of the original's;
 - ``DIR`` (directional): a ``variant`` whose value must move ``up`` or ``down`` (by at least ``by``),
@@ -246,6 +248,13 @@ def _spans(score: Score, expect: dict[str, Any], interaction: dict[str, Any]) ->
     for label in expect.get("no_spans_labelled", []):
         if any(span.label == label for span in score.spans):
             problems.append(f"a span is labelled {label!r}")
+    best = expect.get("best_span")
+    if best:
+        labelled = [span for span in score.spans if "label" not in best or span.label == best["label"]]
+        top = max(labelled, key=lambda span: span.score if span.score is not None else -1.0, default=None)
+        if top is None or not _span_matches(top, best, interaction):
+            shown = span_text(interaction, top)[:60] if top else None
+            problems.append(f"the best span is not like {best}: {shown!r}")
     return problems
 
 

@@ -4,10 +4,16 @@ respond to the question).
 Model: the packaged ms-marco MiniLM-L-12 cross-encoder (`cross_encoder.py`) scores the (input,
 output) pair; its logit is turned into a probability by a logistic (Platt) calibration fitted on
 the QNLI training file (`python -m properties.training.relevance`, artifact
-`artifacts/relevance.json`). A long output is cut into overlapping token windows, each window is
-scored with the input, and the best window gives the value: an answer that addresses the question
-anywhere addresses it, and padding around it should not dilute that. The best window is returned
-as evidence when there was more than one.
+`artifacts/relevance.json`). The output is scored whole (a long one by overlapping token windows)
+and sentence by sentence, and the best of them gives the value: an answer that addresses the
+question anywhere addresses it, and padding around it should not dilute that.
+
+The cross-encoder judges whether a passage answers a question; a one-phrase answer ("Oslo.",
+"Eight.") or a clarifying question ("Which version are you using?") is no passage, and it scores
+them near 0. For those the packaged sentence encoder, trained on question-answer pairs, decides
+too: its cosine, mapped linearly from `COSINE_FLOOR` (0) to `COSINE_FULL` (1), when higher.
+
+Evidence: the sentence that addresses the input best, with its score.
 """
 
 from __future__ import annotations
@@ -25,6 +31,12 @@ from properties.scorers.runtime import cross_encoder, models
 from properties.scorers.runtime.heads import ARTIFACTS
 
 CALIBRATION = ARTIFACTS / "relevance.json"
+# Outputs of at most this many words are one-phrase answers (see the module docstring).
+ONE_PHRASE_WORDS = 4
+# The sentence encoder's cosine between question and answer, mapped linearly: 0 at the floor (what
+# unrelated pairs score), 1 at full (what a matching short answer scores).
+COSINE_FLOOR = 0.15
+COSINE_FULL = 0.55
 
 
 @dataclass(frozen=True)
@@ -101,12 +113,66 @@ class Relevance(Scorer):
             return results
         model = cross_encoder.packaged_reranker(self.name())
         calibration = load_calibration(self.name())
-        logits, where, counts = model.best_windows([inputs[i] for i in scored], [outputs[i] for i in scored])
-        for i, logit, (start, end), windows in zip(scored, logits, where, counts, strict=True):
-            value = float(calibration.probability(np.array([logit]))[0])
-            spans = []
-            if windows > 1:  # the whole output is its own evidence otherwise
-                spans = [Span(self.current_field, start, end, "most relevant window", round(value, 4))]
-            details = {"logit": round(float(logit), 4), "threshold": self.threshold}
-            results[i] = Score(value=round(value, 4), spans=spans, details=details)
+        queries = [inputs[i] for i in scored]
+        texts = [outputs[i] for i in scored]
+        sentences = [models.sentence_bounds(text) for text in texts]
+        pieces = [(q, text[s:e]) for q, text, bounds in zip(queries, texts, sentences, strict=True) for s, e in bounds]
+        whole, where, counts = model.best_windows(queries, texts)
+        by_sentence = iter(calibration.probability(model.logits(pieces)) if pieces else [])
+        similarity = self._similarities(queries, texts)
+        for index, i in enumerate(scored):
+            bounds = sentences[index]
+            scores = [next(by_sentence) for _ in bounds]
+            value = float(calibration.probability(np.array([whole[index]]))[0])
+            best = max(range(len(bounds)), key=lambda k: scores[k]) if bounds else None
+            details: dict[str, Any] = {"logit": round(float(whole[index]), 4), "threshold": self.threshold}
+            if similarity[index] is not None:
+                details["encoder_similarity"] = round(similarity[index], 4)
+                value = max(value, similarity[index])
+            if best is not None and scores[best] > value:
+                value = float(scores[best])
+            results[i] = Score(
+                value=round(value, 4),
+                spans=self._spans(texts[index], bounds, scores, best, counts[index], where[index], value),
+                details=details,
+            )
         return results
+
+    def _similarities(self, queries: list[str], texts: list[str]) -> list[float | None]:
+        """The encoder's mapped cosine for one-phrase answers and questions; None for the rest."""
+        chosen = [k for k, text in enumerate(texts) if _one_phrase_or_question(text)]
+        found: list[float | None] = [None] * len(texts)
+        if not chosen:
+            return found
+        encoder = models.packaged_encoder(self.name())
+        vectors = encoder.encode([queries[k] for k in chosen] + [texts[k] for k in chosen])
+        cosines = np.sum(vectors[: len(chosen)] * vectors[len(chosen) :], axis=1)
+        for k, cosine in zip(chosen, cosines, strict=True):
+            found[k] = float(np.clip((cosine - COSINE_FLOOR) / (COSINE_FULL - COSINE_FLOOR), 0.0, 1.0))
+        return found
+
+    def _spans(
+        self,
+        text: str,
+        bounds: list[tuple[int, int]],
+        scores: list[float],
+        best: int | None,
+        windows: int,
+        window: tuple[int, int],
+        value: float,
+    ) -> list[Span]:
+        if best is not None and len(bounds) > 1:
+            start, end = bounds[best]
+            score = float(scores[best])
+        elif windows > 1:
+            (start, end), score = window, value
+        else:
+            return []  # a one-sentence output is its own evidence
+        label = "addresses the input" if score >= self.threshold else "closest to the input"
+        note = f"the sentence that best addresses the input: {score:.2f}"
+        return [Span(self.current_field, start, end, label, round(score, 4), note)]
+
+
+def _one_phrase_or_question(text: str) -> bool:
+    stripped = text.strip()
+    return len(stripped.split()) <= ONE_PHRASE_WORDS or stripped.endswith("?")

@@ -8,14 +8,18 @@ user's input, 0 to 1, with the most relevant chunks of each document as evidence
 2. Each chunk is scored against the input twice:
    - semantic: the packaged ms-marco cross-encoder logit, calibrated to 0-1 by the Relevance
      calibration (`artifacts/relevance.json`, the same question-vs-passage task);
-   - lexical: BM25 (k1=1.2, b=0.75) of the input's words over all chunks of the interaction,
-     divided by the interaction's highest BM25, so 0 to 1.
+   - lexical: the share of the input's words that the chunk contains, each word weighted by its
+     rarity among the interaction's chunks (BM25's idf), so 0 to 1 on an absolute scale: a lone
+     chunk sharing one common word with the question stays low.
 3. chunk score = `SEMANTIC_WEIGHT` * semantic + (1 - `SEMANTIC_WEIGHT`) * lexical. The
-   cross-encoder carries the judgement; BM25 breaks near-ties towards chunks that share the
-   question's rare words (names, numbers) and is relative, so it never decides alone.
+   cross-encoder carries the judgement; the lexical part breaks near-ties towards chunks that share
+   the question's rare words (names, numbers), and is too light to decide alone.
 4. document score = the max over its chunks (a document is as useful as its best passage);
    interaction value = the mean over documents (the share of useful retrieval), with the max
    also in `details`.
+
+Evidence: per document its best chunks; those scoring at least `THRESHOLD` are "relevant chunk",
+and a document with none shows its best chunk as "not relevant", with its score.
 
 Not tuned on labelled retrieval data (none is here): the weights are a documented default.
 """
@@ -25,7 +29,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,10 +40,9 @@ from properties.scorers.relevance import CALIBRATION, load_calibration
 from properties.scorers.runtime import cross_encoder, models
 
 MAX_CHUNK_CHARS = 800
+THRESHOLD = 0.5
 SEMANTIC_WEIGHT = 0.8
 TOP_CHUNKS = 2  # evidence spans per document
-BM25_K1 = 1.2
-BM25_B = 0.75
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _WORD = re.compile(r"\w+")
 # Function words that would make every chunk look lexically related to a question.
@@ -185,24 +187,16 @@ def _terms(text: str) -> list[str]:
     return [word for word in _WORD.findall(text.lower()) if word not in _STOP]
 
 
-def bm25_scores(query: str, chunks: list[str]) -> np.ndarray:
-    """Okapi BM25 of the query over these chunks, the chunks being the whole collection."""
-    docs = [Counter(_terms(chunk)) for chunk in chunks]
-    if not docs:
-        return np.zeros(0)
-    lengths = np.array([sum(doc.values()) for doc in docs], dtype=np.float64)
-    average = max(float(lengths.mean()), 1.0)
-    scores = np.zeros(len(docs))
-    for term in set(_terms(query)):
-        frequency = sum(term in doc for doc in docs)
-        if not frequency:
-            continue
-        idf = math.log(1.0 + (len(docs) - frequency + 0.5) / (frequency + 0.5))
-        for i, doc in enumerate(docs):
-            tf = doc.get(term, 0)
-            if tf:
-                scores[i] += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[i] / average))
-    return scores
+def term_coverage(query: str, chunks: list[str]) -> np.ndarray:
+    """Per chunk, the idf-weighted share of the query's words it contains (0 to 1): BM25's idf over
+    these chunks (a word no chunk has weighs most), without its length normalisation."""
+    docs = [set(_terms(chunk)) for chunk in chunks]
+    terms = set(_terms(query))
+    if not docs or not terms:
+        return np.zeros(len(docs))
+    idf = {term: math.log(1.0 + (len(docs) + 0.5) / (sum(term in doc for doc in docs) + 0.5)) for term in terms}
+    total = sum(idf.values())
+    return np.array([sum(weight for term, weight in idf.items() if term in doc) / total for doc in docs])
 
 
 def documents_of(context: Any) -> list[str]:
@@ -224,7 +218,8 @@ class RetrievalRelevance(Scorer):
     display_name = "Retrieval Relevance"
     description = (
         "How relevant the retrieved documents are to the input, 0 to 1: each document's best chunk by a "
-        "cross-encoder (80%) and BM25 (20%), averaged over documents. Evidence: each document's top chunks."
+        "cross-encoder (80%) and the share of the question's words it holds (20%), averaged over documents. "
+        "Evidence: each document's relevant chunks, or its best chunk marked not relevant."
     )
     fields = ("interaction",)
     queue = "models"
@@ -265,8 +260,7 @@ class RetrievalRelevance(Scorer):
                 pending[item] = (query, documents, chunks)
         for item, scored in score_chunks(self.name(), pending).items():
             documents = contexts[item]
-            lexical = bm25_scores(inputs[item], [documents[c.document][c.start : c.end] for c in scored])
-            lexical = lexical / lexical.max() if lexical.max() > 0 else lexical
+            lexical = term_coverage(inputs[item], [documents[c.document][c.start : c.end] for c in scored])
             chunk_scores = [
                 ((item, c.document, c.start, c.end), c.probability, float(lex))
                 for c, lex in zip(scored, lexical, strict=True)
@@ -298,11 +292,18 @@ class RetrievalRelevance(Scorer):
                     "best_chunk": [best[3], best[4]],
                 }
             )
-            for combined, sem, lex, start, end in mine[:TOP_CHUNKS]:
-                note = f"semantic {sem:.2f}, lexical {lex:.2f}"
-                spans.append(
-                    Span(f"information_retrieval[{index}]", start, end, "relevant chunk", round(combined, 4), note)
+            where = f"information_retrieval[{index}]"
+            relevant = [chunk for chunk in mine[:TOP_CHUNKS] if chunk[0] >= THRESHOLD]
+            for combined, sem, lex, start, end in relevant:
+                note = f"relevant to the input: score {combined:.2f} (meaning {sem:.2f}, shared words {lex:.2f})"
+                spans.append(Span(where, start, end, "relevant chunk", round(combined, 4), note))
+            if not relevant:
+                combined, sem, lex, start, end = best
+                note = (
+                    f"the best chunk of this document, not relevant to the input: score {combined:.2f} "
+                    f"(meaning {sem:.2f}, shared words {lex:.2f})"
                 )
+                spans.append(Span(where, start, end, "not relevant", round(combined, 4), note))
         document_scores = [doc["score"] for doc in per_document]
         details = {
             "documents": per_document,

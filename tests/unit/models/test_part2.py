@@ -10,7 +10,7 @@ from properties.scorers import registry
 from properties.scorers.base import Score, as_score
 from properties.scorers.embedding_similarity import EmbeddingSimilarity
 from properties.scorers.relevance import CALIBRATION, Relevance
-from properties.scorers.retrieval_relevance import RetrievalRelevance, bm25_scores, chunk_document
+from properties.scorers.retrieval_relevance import RetrievalRelevance, chunk_document, term_coverage
 from properties.scorers.runtime import cross_encoder, models
 
 QUESTION = "What is the capital of Germany?"
@@ -127,9 +127,11 @@ def test_chunks_keep_offsets() -> None:
     ]
 
 
-def test_bm25_prefers_the_matching_chunk() -> None:
-    scores = bm25_scores("capital of Germany", ["Berlin is the capital of Germany.", "Bananas are yellow."])
-    assert scores[0] > scores[1] == 0.0
+def test_term_coverage_is_absolute_and_weighs_rare_words() -> None:
+    scores = term_coverage("capital of Germany", ["Berlin is the capital of Germany.", "Bananas are yellow."])
+    assert scores[0] == 1.0 and scores[1] == 0.0
+    (alone,) = term_coverage("long shipping times to Germany", ["A long walk in the park."])
+    assert 0.0 < alone < 0.3  # one common word of four: low, even as the only chunk
 
 
 def test_retrieval_top_span_is_the_answering_paragraph(retrieval: RetrievalRelevance) -> None:
