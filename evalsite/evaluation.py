@@ -1,11 +1,11 @@
 """Weave's Evaluation: a dataset, scorers, and `await evaluation.evaluate(model)`.
 
-The model is a function or an object with `predict`, sync or async, called once per row with the
-row's columns that match its parameter names, several rows at a time. Scorers are Evalsite
-scorers (instances, classes or registered names) or Weave-style functions / objects with
-`score(output, ...)`. A `column_map` attribute on a scorer maps its argument names to dataset
-columns. The summary has Weave's shape; with `project=`, the rows and scores are also stored
-as a run that opens in the Data Screen.
+The model is a function (an `@op` or not) or an object with `predict` (a `Model`), sync or async,
+called once per row with the row's columns that match its parameter names, several rows at a time.
+Scorers are Weave's scorer classes (`evalsite.scorers`), Evalsite scorers (instances, classes or
+registered names) or Weave-style functions / objects with `score(output, ...)`. A `column_map`
+attribute on a scorer maps its argument names to dataset columns. The summary has Weave's shape;
+with `project=`, the rows and scores are also stored as a run that opens in the Data Screen.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from asgiref.sync import sync_to_async
 from django.db import connections
 from django.utils import timezone
 
+from evalsite.ops import op_name
+from evalsite.weave_scorer import WeaveScorer
 from properties import scoring
 from properties.ingest import AUTO_MAPPING_NAMES
 from properties.models import Interaction, Membership, Project, Run, input_hash
@@ -170,10 +172,13 @@ class Evaluation:
             return _Prediction(output, time.perf_counter() - started)
 
     async def _score(self, scorer: Any, predictions: list[_Prediction], semaphore: asyncio.Semaphore) -> _ScorerResult:
+        if isinstance(scorer, WeaveScorer):
+            return await asyncio.to_thread(self._score_weave, scorer, predictions)
         if isinstance(scorer, str | type | Scorer):
             return await asyncio.to_thread(self._score_evalsite, _evalsite_scorer(scorer), predictions)
         function = scorer.score if hasattr(scorer, "score") else scorer
-        name = getattr(scorer, "name", None) or getattr(scorer, "__name__", None) or type(scorer).__name__
+        name = op_name(scorer) or getattr(scorer, "name", None) or getattr(scorer, "__name__", None)
+        name = name or type(scorer).__name__
         column_map = getattr(scorer, "column_map", None) or {}
         outputs = await asyncio.gather(
             *(
@@ -204,6 +209,24 @@ class Evaluation:
             except Exception as exc:  # a user's scorer: record the row as unscored, go on
                 logger.info("scorer %s failed on a row: %s", getattr(function, "__name__", function), exc)
                 return None
+
+    def _score_weave(self, weave: WeaveScorer, predictions: list[_Prediction]) -> _ScorerResult:
+        """A Weave scorer class: its property scores interactions built from Weave's arguments."""
+        scored = [i for i, p in enumerate(predictions) if p.error is None]
+        rows = [
+            Interaction(**weave.interaction_fields(predictions[i].output, weave.arguments_of(self.dataset[i])))
+            for i in scored
+        ]
+        computed = scoring.score_field(weave.scorer, weave.field, rows) if rows else []
+        scores = [Score.failed(p.error or "") for p in predictions]
+        outputs: list[Any] = [None] * len(predictions)
+        for index, score in zip(scored, computed, strict=True):
+            scores[index], outputs[index] = score, weave.result(score)
+        scorer = weave.scorer
+        setup = scoring.ScorerSetup(
+            scorer.name(), scorer, (weave.field,), scorer.queue, scorer.version_key(), scorer.model_id()
+        )
+        return _ScorerResult(weave.name, outputs, scores, setup)
 
     def _score_evalsite(self, scorer: Scorer, predictions: list[_Prediction]) -> _ScorerResult:
         column_map = getattr(scorer, "column_map", None) or {}
