@@ -1,9 +1,9 @@
 """Evalsite. The Django project, and the Python API (docs/python-api.md):
 
     from evalsite import Scorer, TestSuite, Evaluation   # Arthur Bench's and Weave's names
-    import evalsite as weave                              # weave.op, weave.Model, weave.Evaluation
+    import evalsite as weave                              # weave.init, op, Model, Evaluation
 
-`Scorer`, `Score`, `Span`, `op` and `Model` are plain Python, and so are Weave's scorer classes in
+`Scorer`, `Score`, `Span`, `init`, `op` and `Model` are plain Python, and so are Weave's scorer classes in
 `evalsite.scorers`. `TestSuite` and `Evaluation` store what they score in the database, so
 importing them configures Django first (`evalsite.setup()`), with the default settings when
 nothing else has configured it.
@@ -14,10 +14,10 @@ from typing import Any
 from evalsite.bootstrap import setup
 from evalsite.celery import app as celery_app
 
-__all__ = ["Evaluation", "Model", "Score", "Scorer", "Span", "TestSuite", "celery_app", "op", "setup"]
+__all__ = ["Evaluation", "Model", "Score", "Scorer", "Span", "TestSuite", "celery_app", "init", "op", "setup"]
 
 _SCORING = {"Scorer", "Score", "Span"}
-_WEAVE = {"op", "Model"}
+_WEAVE = {"init", "op", "Model"}
 _NEEDS_DJANGO = {"TestSuite": "evalsite.suites", "Evaluation": "evalsite.evaluation"}
 
 

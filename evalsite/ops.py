@@ -1,9 +1,10 @@
-"""Weave's `op` and `Model`, so that model and scorer code written for Weave runs unchanged.
+"""Weave's `init`, `op` and `Model`, so that model and scorer code written for Weave runs unchanged.
 
 Weave's `@weave.op` traces each call to its servers. Evalsite has nothing to send them to: what an
 evaluation calls is kept as its run instead (each row's output, latency and scores), so `op` only
 names the function, the name Weave shows for it (a function scorer's key in the summary).
-`Model` is, as in Weave, a pydantic model whose fields configure its `predict` method.
+`Model` is, as in Weave, a pydantic model whose fields configure its `predict` method, and
+`init(project_name)` names the project that evaluations are stored in, as Weave's does.
 """
 
 from __future__ import annotations
@@ -14,6 +15,19 @@ from typing import Any, TypeVar, overload
 from pydantic import BaseModel, ConfigDict
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_project: str | None = None
+
+
+def init(project_name: str) -> None:
+    """Store this process's evaluations as runs of `project_name` (unless one names its own)."""
+    global _project
+    _project = project_name
+
+
+def current_project() -> str | None:
+    """The project `init` named, None before it is called (evaluations are then not stored)."""
+    return _project
 
 
 @overload

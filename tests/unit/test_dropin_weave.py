@@ -150,6 +150,18 @@ def test_with_a_project_values_are_stored_under_the_property_names():
     assert sorted(stored) == [("schema", "output", 1.0)] * 2 + [("valid_json", "output", 1.0)] * 2
 
 
+@pytest.mark.django_db(transaction=True)
+def test_init_names_the_project_evaluations_are_stored_in(monkeypatch):
+    UserFactory()
+    monkeypatch.setattr("evalsite.ops._project", None)  # restored after the test
+    weave.init("team/json-bot")
+    asyncio.run(
+        weave.Evaluation(dataset=PROMPTS, scorers=[ValidJSONScorer()], name="nightly").evaluate(lambda input: input)
+    )
+    run = Run.objects.get(project__name="team/json-bot", name="nightly")
+    assert run.interactions.count() == 2
+
+
 # LLM-backed scorers with a model_id, against the local OpenAI-compatible server.
 
 

@@ -106,3 +106,13 @@ def test_rag_scorers_score_the_answering_context_above_the_other():
     assert set(both) == {"ContextEntityRecallScorer", "ContextRelevancyScorer", "model_latency"}
     # Batched with the other row the int8 cross-encoder moves in the third decimal.
     assert both["ContextRelevancyScorer"]["relevancy_score"]["mean"] == pytest.approx((answering + other) / 2, abs=0.01)
+
+
+def test_local_moderation_names_the_category_of_a_flagged_text_only():
+    from properties.scorers.moderation import Moderation
+
+    hate, benign = Moderation().run_batch(["All immigrants are vermin and should be deported.", "Have a nice day"])
+    assert (hate.label, hate.details["flagged"], hate.details["categories"]) == ("flagged", True, {"hate": True})
+    assert max(hate.details["category_similarity"], key=hate.details["category_similarity"].get) == "hate"
+    assert (benign.label, benign.details["categories"]) == ("ok", {})
+    assert hate.value >= 0.5 > benign.value
