@@ -58,6 +58,42 @@ class TemplatedModel(weave.Model):
         return self.template.format(input=input, model=self.model_name)
 
 
+# Every constructor call of Weave's reference page, and which of our scorers it builds.
+REFERENCE_CONSTRUCTORS = [
+    (lambda: HallucinationFreeScorer(), "hallucination_free", "models"),
+    (
+        lambda: HallucinationFreeScorer(model_id="openai/gpt-4o", column_map={"context": "input", "output": "x"}),
+        "llm_hallucination_free",
+        "llm",
+    ),
+    (lambda: SummarizationScorer(model_id="openai/gpt-4o"), "llm_summarization", "llm"),
+    (lambda: SummarizationScorer(model_id="anthropic/claude-3-5-sonnet-20240620"), "llm_summarization", "llm"),
+    (lambda: OpenAIModerationScorer(), "moderation", "models"),
+    (
+        lambda: EmbeddingSimilarityScorer(model_id="openai/text-embedding-3-small", threshold=0.4),
+        "llm_embedding_similarity",
+        "llm",
+    ),
+    (lambda: ValidJSONScorer(), "valid_json", "cpu"),
+    (lambda: ValidXMLScorer(), "valid_xml", "cpu"),
+    (lambda: PydanticScorer(model=Report), "schema", "cpu"),
+    (lambda: ContextEntityRecallScorer(model_id="openai/gpt-4o"), "llm_context_entity_recall", "llm"),
+    (lambda: ContextEntityRecallScorer(), "context_entity_recall", "models"),
+    (
+        lambda: ContextRelevancyScorer(model_id="openai/gpt-4o", relevancy_prompt="Q: {question}\nC: {context}"),
+        "llm_context_relevancy",
+        "llm",
+    ),
+]
+
+
+@pytest.mark.parametrize(("build", "prop", "queue"), REFERENCE_CONSTRUCTORS)
+def test_the_reference_pages_constructors_build_our_scorers(build, prop, queue):
+    scorer = build()
+    assert (scorer.scorer.name(), scorer.scorer.queue) == (prop, queue)
+    assert scorer.name == type(scorer).__name__
+
+
 def test_op_keeps_the_function_and_names_it():
     @weave.op
     def plain(input: str) -> str:
