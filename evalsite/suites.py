@@ -162,13 +162,20 @@ def _shown_value(score: Score, categorical: bool) -> float | str | None:
 
 @dataclass
 class SuiteRun:
-    """A scored run of a suite: `scores` in input order, as Bench's run object has them."""
+    """A scored run of a suite: `scores` in input order, as Bench's run object has them.
+
+    `errors` holds each item's error (None where it was scored), by scoring method; `failed`
+    counts the items that have one."""
 
     name: str
     run: Run
     scores_by_property: dict[str, list[float | str | None]]
     errors: dict[str, list[str | None]]
     categorical: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> int:
+        return sum(error is not None for errors in self.errors.values() for error in errors)
 
     @property
     def scores(self) -> list[float | str | None] | dict[str, list[float | str | None]]:
@@ -279,18 +286,32 @@ class TestSuite:
         candidate_column: str = "candidate_output",
         context_list: list[Any] | None = None,
         replace_existing: bool = False,
+        continue_on_error: bool = False,
         **metadata: Any,
     ) -> SuiteRun:
         """Score candidate outputs, one per input in suite order, and store them as a run.
 
-        Extra keyword arguments (model_name, prompt_template, ...) are kept in the run's metadata.
+        A scorer that raises makes the run raise that exception and stores nothing, as in Bench.
+        With `continue_on_error=True` each failing item is stored with its error (None in
+        `scores`, the message in `errors`), the others are scored, and a warning says how many
+        failed. Extra keyword arguments (model_name, prompt_template, ...) are kept in the run's
+        metadata.
         """
         outputs = self._candidates(candidate_output_list, candidate_data, candidate_data_path, candidate_column)
         if context_list is not None and len(context_list) != len(outputs):
             raise ValueError(f"{len(context_list)} contexts for {len(outputs)} candidate outputs")
         run = self._new_run(run_name, replace_existing, metadata)
-        interactions = self._store_interactions(run, outputs, context_list)
-        return self._score(run, interactions)
+        try:
+            interactions = self._store_interactions(run, outputs, context_list)
+            result = self._score(run, interactions, raise_errors=not continue_on_error)
+        except BaseException:
+            # Bench keeps nothing of a run whose scorer raised; neither do we, so that the same
+            # run name can be used again once the scorer is fixed.
+            run.delete()
+            raise
+        if result.failed:
+            warnings.warn(_failure_report(result, len(outputs)), UserWarning, stacklevel=2)
+        return result
 
     def _candidates(self, outputs: Any, data: Any, path: Any, column: str) -> list[str]:
         records = _records(data, path)
@@ -329,7 +350,7 @@ class TestSuite:
         by_id = {i.user_interaction_id: i for i in run.interactions.all()}
         return [by_id[case["id"]] for case in self.stored.cases]
 
-    def _score(self, run: Run, interactions: list[Interaction]) -> SuiteRun:
+    def _score(self, run: Run, interactions: list[Interaction], raise_errors: bool) -> SuiteRun:
         names = [scorer.name() for scorer in self.scorers]
         job = ScoringJob.objects.create(
             run=run, properties=names, status=ScoringJob.Status.RUNNING, started_at=timezone.now()
@@ -340,7 +361,7 @@ class TestSuite:
             setup = scoring.ScorerSetup(
                 scorer.name(), scorer, tuple(scorer.fields), scorer.queue, scorer.version_key(), scorer.model_id()
             )
-            values = scoring.compute_scores(setup, interactions)
+            values = scoring.compute_scores(setup, interactions, raise_errors)
             scoring.store_values(run.pk, setup, values)
             categorical = bool(scorer.is_categorical())
             shown = [values[(i.pk, _result_field(scorer))] for i in interactions]
@@ -361,6 +382,15 @@ class TestSuite:
         for run in self.project.runs.order_by("created_at", "pk"):
             summaries[run.name] = run_summary(run, {s.name(): bool(s.is_categorical()) for s in self.scorers})
         return summaries
+
+
+def _failure_report(result: SuiteRun, count: int) -> str:
+    parts = []
+    for name, errors in result.errors.items():
+        failed = [error for error in errors if error is not None]
+        if failed:
+            parts.append(f"{name}: {len(failed)} of {count} items failed (first: {failed[0]})")
+    return f"run {result.name!r}: " + "; ".join(parts) + ". Their errors are in run.errors."
 
 
 def run_summary(run: Run, categorical: dict[str, bool]) -> dict[str, dict[str, Any]]:

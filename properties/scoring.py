@@ -156,12 +156,18 @@ def score_chunk(chunk_id: int) -> None:
         job.record_chunk(done=done, failed=len(failed_ids), error=first_error)
 
 
-def compute_scores(setup: ScorerSetup, interactions: list[Interaction]) -> dict[tuple[int, str], Score]:
-    """Scores keyed by (interaction id, field). One failing item never fails the others."""
+def compute_scores(
+    setup: ScorerSetup, interactions: list[Interaction], raise_errors: bool = False
+) -> dict[tuple[int, str], Score]:
+    """Scores keyed by (interaction id, field). One failing item never fails the others, unless
+    `raise_errors`: then the scorer's exception propagates (a Bench test suite run by default)."""
     results: dict[tuple[int, str], Score] = {}
     for field in setup.fields:
         if setup.scorer is None:
             scores = [Score.failed(setup.error)] * len(interactions)
+        elif raise_errors:
+            setup.scorer.current_field = field
+            scores = _run_batch(setup.scorer, field, interactions)
         else:
             scores = score_field(setup.scorer, field, interactions)
         for interaction, score in zip(interactions, scores, strict=True):

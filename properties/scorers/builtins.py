@@ -14,6 +14,8 @@ from properties.scorers import (  # noqa: F401
     grounded_in_context,
     information_density,
     invalid_links,
+    llm_embedding_similarity,
+    moderation,
     openai_moderation,
     pii_risk,
     reading_ease,

@@ -63,7 +63,10 @@ def _pydantic_check(dotted_path: str) -> Check:
         raise SchemaConfigError(f"cannot import pydantic_model {dotted_path!r}: {exc}") from exc
     if not (isinstance(model, type) and issubclass(model, pydantic.BaseModel)):
         raise SchemaConfigError(f"pydantic_model {dotted_path!r} is not a pydantic.BaseModel subclass")
+    return _model_check(model)
 
+
+def _model_check(model: type[pydantic.BaseModel]) -> Check:
     def check(text: str) -> list[Problem]:
         try:
             model.model_validate_json(text)
@@ -84,8 +87,15 @@ class Schema(OutputScorer):
         "output must be the JSON document; a markdown code fence makes it false."
     )
 
-    def __init__(self, json_schema: dict[str, Any] | None = None, pydantic_model: str | None = None) -> None:
+    def __init__(
+        self, json_schema: dict[str, Any] | None = None, pydantic_model: str | type[pydantic.BaseModel] | None = None
+    ) -> None:
         self.json_schema = json_schema
+        # A class (Weave's PydanticScorer(model=...), from Python) is used as given, wherever it was
+        # defined; its dotted path names it in the stored configuration.
+        self._model_class = pydantic_model if isinstance(pydantic_model, type) else None
+        if self._model_class is not None:
+            pydantic_model = f"{self._model_class.__module__}.{self._model_class.__qualname__}"
         self.pydantic_model = pydantic_model
         self._check: Check | None = None
 
@@ -99,6 +109,8 @@ class Schema(OutputScorer):
                 raise SchemaConfigError("configure json_schema or pydantic_model, not both")
             if self.json_schema is not None:
                 self._check = _json_schema_check(self.json_schema)
+            elif self._model_class is not None:
+                self._check = _model_check(self._model_class)
             elif self.pydantic_model:
                 self._check = _pydantic_check(self.pydantic_model)
             else:

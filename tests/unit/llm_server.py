@@ -1,9 +1,10 @@
 """A real local server that speaks the OpenAI protocol, for the LLM-judged properties' tests.
 
 Chat completions answer from a script, one step per request, then the last step forever. POST
-/moderations answers every text by a fixed word list (MODERATED_WORDS), unless a scripted step
-says otherwise (an error status). Test modules load the fixtures (server, provider, base_url) with
-`pytest_plugins = ["tests.unit.llm_server"]`.
+/moderations answers every text by a fixed word list (MODERATED_WORDS), and POST /embeddings with
+each text's letter counts (`letter_vector`, so that a test can compute the expected similarity),
+unless a scripted step says otherwise (an error status). Test modules load the fixtures (server,
+provider, base_url) with `pytest_plugins = ["tests.unit.llm_server"]`.
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ def moderation_result(text: str) -> dict[str, Any]:
     }
 
 
+def letter_vector(text: str) -> list[float]:
+    """The fake embedding of a text: how often each letter a-z occurs in it."""
+    lowered = text.lower()
+    return [float(lowered.count(letter)) for letter in "abcdefghijklmnopqrstuvwxyz"]
+
+
 def make_handler(provider: FakeProvider) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
@@ -69,6 +76,13 @@ def make_handler(provider: FakeProvider) -> type[BaseHTTPRequestHandler]:
             if self.path.endswith("/moderations"):
                 texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 answer = {"id": "modr-1", "model": body["model"], "results": [moderation_result(t) for t in texts]}
+                self.reply(200, json.dumps(answer).encode(), {})
+                return
+            if self.path.endswith("/embeddings"):
+                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                data = [{"object": "embedding", "index": i, "embedding": letter_vector(t)} for i, t in enumerate(texts)]
+                usage = {"prompt_tokens": len(texts), "total_tokens": len(texts)}
+                answer = {"object": "list", "model": body["model"], "data": data, "usage": usage}
                 self.reply(200, json.dumps(answer).encode(), {})
                 return
             completion = {

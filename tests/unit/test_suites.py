@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import warnings
 
+import nltk
 import pytest
 
 from evalsite.suites import CONFIG_CHANGED, TestSuite, summarize_scores
 from properties.models import PropertyValue, ScoringJob
 from properties.scorers import registry
 from properties.scorers.base import Scorer
-from properties.scorers.text.tokens import trigrams, word_tokenize
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,7 @@ CANDIDATES = [
 
 
 class TrigramRepetition(Scorer):
-    # Bench's guide, with word_tokenize from properties.scorers.text.tokens in place of nltk's.
+    # Bench's guide, tokenized by NLTK with the Punkt data installed with the project.
     def __init__(self, threshold: int = 5):
         self.threshold = threshold
 
@@ -39,7 +39,7 @@ class TrigramRepetition(Scorer):
         scores = []
         for text in candidate_batch:
             counts: dict[tuple[str, ...], int] = {}
-            for tri in trigrams([t.lower() for t in word_tokenize(text)]):
+            for tri in nltk.trigrams([t.lower() for t in nltk.word_tokenize(text)]):
                 counts[tri] = counts.get(tri, 0) + 1
             scores.append(float(max(counts.values()) < self.threshold))
         return scores

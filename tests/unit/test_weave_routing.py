@@ -9,6 +9,8 @@ from properties.scorers import registry
 from properties.scorers.context_entity_recall import ContextEntityRecall
 from properties.scorers.context_relevancy import ContextRelevancy
 from properties.scorers.llm.judges import LLMContextEntityRecall, LLMContextRelevancy, LLMSummarization
+from properties.scorers.moderation import Moderation
+from properties.scorers.openai_moderation import OpenAIModeration
 from properties.scorers.summarization import Summarization
 from tests.factories import ProjectFactory
 
@@ -16,6 +18,7 @@ ROUTED = [
     (Summarization, LLMSummarization),
     (ContextEntityRecall, LLMContextEntityRecall),
     (ContextRelevancy, LLMContextRelevancy),
+    (Moderation, OpenAIModeration),
 ]
 
 
