@@ -15,7 +15,8 @@ With documents, an input under `MIN_INPUT_SOURCE_WORDS` words is taken for the i
 3. Key sentences: the `key_sentences` (3) source sentences that carry the most topic weight (lead
    bonus as for topics) are kept when an output sentence is within cosine `SENTENCE_SIMILARITY`
    (0.60) of them: a compressed paraphrase of a sentence scores 0.6-0.7 with MiniLM, another
-   sentence of the same article 0.4-0.5.
+   sentence of the same article 0.4-0.5. An output sentence that joins clauses is also compared
+   clause by clause, so one sentence can keep two key sentences.
 4. value = (1 - `KEY_SENTENCE_SHARE`) x salience-weighted share of the main topics present
    + `KEY_SENTENCE_SHARE` (0.25) x share of the key sentences kept. Without the semantic step
    (`semantic=False`) key sentences are not judged and the value is the topic share alone.
@@ -28,6 +29,7 @@ documents), never tuned on the evaluation files.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -218,6 +220,9 @@ class Coverage(Scorer):
             missed = [k for k, t in enumerate(a.main) if a.found[k] is None and t.kind == "noun"]
             nouns = [m for m in a.output.mentions if m.kind == "noun"]
             sentences = [s for s in a.output.sentences if a.output.text[s[0] : s[1]].strip()]
+            # A summary sentence often joins two source sentences ("profit fell, and the CEO expects
+            # ..."): each clause is compared too, so that both count as kept.
+            sentences += [c for s in sentences for c in clauses(a.output.text, *s)]
             plans.append(
                 (
                     [(k, index(a.main[k].key.removeprefix("noun:"))) for k in missed],
@@ -289,6 +294,21 @@ class Coverage(Scorer):
             "method": "lexical+semantic" if self.semantic else "lexical",
         }
         return Score(value=value, spans=spans, details=details)
+
+
+_CLAUSE_BREAK = re.compile(r"[,;:]\s+(?:and|but|while|whereas)\s+|;\s+|\s+and\s+(?=\w+\s+\w+\s+\w+)")
+MIN_CLAUSE_WORDS = 4
+
+
+def clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The clauses of a sentence of at least MIN_CLAUSE_WORDS words, when it has more than one."""
+    pieces, position = [], start
+    for brk in _CLAUSE_BREAK.finditer(text, start, end):
+        pieces.append((position, brk.start()))
+        position = brk.end()
+    pieces.append((position, end))
+    kept = [(s, e) for s, e in pieces if len(text[s:e].split()) >= MIN_CLAUSE_WORDS]
+    return kept if len(kept) > 1 else []
 
 
 def pick_key_sentences(sources: list[topics.Parsed], ranked: list[topics.Topic], count: int) -> list[KeySentence]:
