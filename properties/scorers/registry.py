@@ -1,5 +1,5 @@
-"""Scorers by stable name: built-ins register on import, plugins come from the
-`evalsite.scorers` entry-point group or dotted paths, loaded once and lazily."""
+"""Scorers by stable name: built-ins register when their module is first needed (`builtins.MODULES`),
+plugins come from the `evalsite.scorers` entry-point group or dotted paths, loaded once and lazily."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.metadata import entry_points
 
+from properties.scorers import builtins
 from properties.scorers.base import FIELDS, Scorer
 
 logger = logging.getLogger(__name__)
@@ -44,6 +45,8 @@ def register(cls: type[Scorer], *, builtin: bool = False) -> type[Scorer]:
     """Register a scorer class; works as a decorator. A missing or duplicate name is an error."""
     name = _check_contract(cls)
     existing = _scorers.get(name)
+    if not builtin and name in builtins.MODULES and existing is not cls:
+        raise RegistryError(f"scorer name {name!r} of {cls.__qualname__} is already taken by a built-in property")
     if existing is not None and existing is not cls:
         owner = "a built-in property" if name in _builtin_names else existing.__qualname__
         raise RegistryError(f"scorer name {name!r} of {cls.__qualname__} is already taken by {owner}")
@@ -86,8 +89,6 @@ def _load_plugins() -> None:
     if _plugins_loaded:
         return
     _plugins_loaded = True
-    from properties.scorers import builtins  # noqa: F401  (registers the built-ins)
-
     for entry_point in entry_points(group=ENTRY_POINT_GROUP):
         _load_one(entry_point.value, entry_point.load)
     for path in _dotted_paths:
@@ -110,21 +111,24 @@ def _load_one(source: str, load) -> None:
 
 
 def get(name: str) -> type[Scorer]:
+    if name not in _scorers:
+        builtins.import_module_of(name)
     _load_plugins()
     try:
         return _scorers[name]
     except KeyError:
-        raise RegistryError(f"unknown property {name!r}; known: {', '.join(sorted(_scorers))}") from None
+        known = sorted({*_scorers, *builtins.MODULES})
+        raise RegistryError(f"unknown property {name!r}; known: {', '.join(known)}") from None
 
 
 def all_scorers() -> dict[str, type[Scorer]]:
+    builtins.import_all()
     _load_plugins()
     return dict(sorted(_scorers.items()))
 
 
 def is_builtin(name: str) -> bool:
-    _load_plugins()
-    return name in _builtin_names
+    return name in builtins.MODULES
 
 
 def display_name(cls: type[Scorer]) -> str:

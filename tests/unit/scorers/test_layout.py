@@ -1,11 +1,13 @@
 """The scoring library's layout: no Django anywhere in it, and the shared packages keep their place."""
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from properties.scorers import registry
+from properties.scorers import builtins, registry
 
 SCORERS = Path(__file__).resolve().parents[3] / "properties" / "scorers"
 PACKAGES = ("runtime", "text", "llm", "net")
@@ -59,3 +61,19 @@ def test_every_builtin_property_lives_in_a_module_named_after_it():
     for name, cls in registry.all_scorers().items():
         if registry.is_builtin(name):
             assert cls.__module__ == f"properties.scorers.{SHARED_MODULES.get(name, name)}", name
+
+
+def test_the_builtin_table_lists_exactly_what_the_modules_register():
+    registry.all_scorers()
+    registered = {name for name, cls in registry.all_scorers().items() if cls.__module__.startswith("properties.")}
+    assert registered - {"prompt_property"} == set(builtins.MODULES)
+
+
+def test_a_cheap_property_loads_no_model_library():
+    code = (
+        "import sys; from properties.scorers import registry; "
+        "[registry.get(n) for n in ('word_count', 'valid_json', 'reading_ease', 'content_type', 'invalid_links')]; "
+        "print(sorted(m for m in ('torch', 'transformers', 'spacy', 'onnxruntime', 'litellm') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
