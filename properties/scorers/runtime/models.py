@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -75,6 +76,14 @@ def cached(key: tuple[str, ...], load: Callable[[], T]) -> T:
             found = load()
             _cache[key] = found
     return found
+
+
+def conversion_cache() -> Path:
+    """Where models converted on first load are kept for the next process (the de-quantised causal
+    LM): EVALSITE_MODEL_CACHE (the Django settings point it into the data folder), else
+    ~/.cache/evalsite/models."""
+    configured = os.environ.get("EVALSITE_MODEL_CACHE")
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "evalsite" / "models"
 
 
 def clear_cache() -> None:

@@ -133,3 +133,22 @@ def test_a_sentence_value_is_the_mean_of_head_and_adapter(fluency, lm) -> None:
     from_adapter = predictor.adapter.predict(states, adapter_extra(features))
     assert np.allclose(predictor.predict_units(units), (from_head + from_adapter) / 2)
     assert from_adapter[0] > 0.5 > from_adapter[1]
+
+
+def test_the_de_quantised_lm_is_cached_and_reads_the_same(lm, tmp_path) -> None:
+    """The session's first load converted the GGUF file and kept the fp32 weights; a new process
+    (here: a load that bypasses the in-process cache) reads them back and computes the same numbers."""
+    gguf = causal_lm._packaged_gguf("fluency")
+    folder = causal_lm.models.conversion_cache() / f"{causal_lm.PACKAGED_LM}-{causal_lm.models.weights_digest(gguf)}"
+    assert causal_lm._verified(folder)
+    again = causal_lm._load_packaged("fluency", gguf, lm.model_id, "")
+    texts = [GOOD, PAIRS[0][1]]
+    assert np.array_equal(again.features(texts), lm.features(texts))
+    # An altered copy is not trusted: it would be converted again from the GGUF file.
+    altered = tmp_path / folder.name
+    altered.mkdir()
+    (altered / "manifest.json").write_text(
+        (folder / "manifest.json").read_text().replace('"sha256": "', '"sha256": "0')
+    )
+    (altered / "model.safetensors").symlink_to(folder / "model.safetensors")
+    assert not causal_lm._verified(altered)
