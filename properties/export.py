@@ -110,11 +110,24 @@ def comparison_records(run_a: Run, run_b: Run) -> Iterator[dict]:
         yield dict(zip(header, row, strict=True))
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)`,
+# `=cmd|' /C calc'!A0`, and `+`, `-`, `@`, tab or carriage return lead into one): OWASP's
+# "CSV Injection" advice is to prefix such a cell with an apostrophe so it is shown as text.
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise_formula(cell: object) -> object:
+    """Text that a spreadsheet would run as a formula, made plain text; numbers stay numbers."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_LEADS):
+        return "'" + cell
+    return cell
+
+
 def csv_stream(rows: Iterable[list]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for row in rows:
-        writer.writerow(row)
+        writer.writerow([neutralise_formula(cell) for cell in row])
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()

@@ -131,6 +131,31 @@ def test_exports(client_in, run):
     assert client_in.get(reverse("properties:run-export", args=[run.pk, "xml"])).status_code == 404
 
 
+FORMULAS = ['=HYPERLINK("http://evil.example","x")', "=cmd|' /C calc'!A0", "+1+2", "-2+3", "@SUM(A1)", "\tx", "\rx"]
+
+
+def test_csv_exports_write_formula_cells_as_text(client_in, run):
+    for i, formula in enumerate(FORMULAS):
+        InteractionFactory(run=run, user_interaction_id=formula, input=f"q{i}", output=formula)
+    body = b"".join(client_in.get(reverse("properties:run-export", args=[run.pk, "csv"])).streaming_content)
+    rows = list(csv.DictReader(io.StringIO(body.decode(), newline="")))[3:]
+    assert [row["output"] for row in rows] == ["'" + formula for formula in FORMULAS]
+    assert [row["user_interaction_id"] for row in rows] == ["'" + formula for formula in FORMULAS]
+    assert rows[0]["input"] == "q0", "text that is not a formula is left alone"
+    json_body = b"".join(client_in.get(reverse("properties:run-export", args=[run.pk, "json"])).streaming_content)
+    assert [record["output"] for record in json.loads(json_body)[3:]] == FORMULAS, "JSON is not a spreadsheet"
+
+
+def test_comparison_csv_keeps_negative_deltas_numbers_and_neutralises_text(client_in, run):
+    other = RunFactory(project=run.project, name="=candidate")
+    add_value(InteractionFactory(run=other, user_interaction_id="row-1", output="-1 point"), "toxicity", value=0.2)
+    url = reverse("properties:compare-export", args=[run.project.pk, "csv"])
+    body = b"".join(client_in.get(url, {"runs": [run.pk, other.pk]}).streaming_content).decode()
+    (row,) = list(csv.DictReader(io.StringIO(body, newline="")))
+    assert row["output (=candidate)"] == "'-1 point"
+    assert float(row["toxicity.output delta"]) == pytest.approx(-0.5)
+
+
 def test_project_page_lists_runs_with_score_and_means_and_pins(client_in, run):
     url = reverse("properties:project-detail", args=[run.project.pk])
     page = client_in.get(url).content.decode()
