@@ -4,10 +4,12 @@ import json
 
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
 from properties.models import Interaction
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 from tests.unit.test_datascreen import add_value
+from tests.unit.test_rules import HOSTILE_RULES
 
 pytestmark = pytest.mark.django_db
 
@@ -98,6 +100,14 @@ def test_rules_page_shows_errors_with_lines_and_keeps_the_saved_rules(client_in,
     assert client_in.post(url, {"rules": good}).status_code == 302
     run.project.refresh_from_db()
     assert run.project.annotation_rules == good.strip()
+
+
+@pytest.mark.parametrize(("text", "message"), HOSTILE_RULES)
+def test_hostile_rules_are_a_message_on_the_rules_page(client_in, run, text, message):
+    response = client_in.post(reverse("properties:project-rules", args=[run.project.pk]), {"rules": text})
+    assert response.status_code == 200
+    assert escape(message) in response.content.decode()
+    assert len(response.content) < 200_000 + len(escape(text)), "the page shows the text once, and one message"
 
 
 def test_compare_two_runs_with_charts_and_row_by_row(client_in, run):
