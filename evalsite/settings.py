@@ -4,6 +4,7 @@ The embedded default needs no server: SQLite for data and kombu's SQLAlchemy tra
 second SQLite file for the Celery broker. DATABASE_URL and CELERY_BROKER_URL scale it out.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -39,6 +40,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "axes",
     "properties",
 ]
 
@@ -53,6 +55,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "evalsite.urls"
@@ -83,10 +87,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 else:
-    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+    # 0: under ASGI each request runs in a thread of its own, which a kept connection would outlive.
+    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
 
-# API rate limits count in the cache: per process by default, shared through Redis when scaled out.
-CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# API rate limits count in the cache, which every web process must share: files under
+# EVALSITE_DATA_DIR by default (counted under a lock), Redis when scaled out.
+if env.str("CACHE_URL", default=""):
+    CACHES = {"default": env.cache("CACHE_URL")}
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "evalsite.file_cache.LockedFileBasedCache",
+            "LOCATION": str(DATA_DIR / "cache"),
+            # Rate-limit counters are one file per token per minute: room for thousands of tokens.
+            "OPTIONS": {"MAX_ENTRIES": 20_000},
+        }
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -94,6 +110,17 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Login throttling (django-axes): after EVALSITE_LOGIN_FAILURE_LIMIT failed logins from one address,
+# or for one user name from anywhere, both are refused for EVALSITE_LOGIN_COOLOFF_MINUTES. Failures
+# are rows in the database, so every web process counts them together.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env.int("EVALSITE_LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("EVALSITE_LOGIN_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# A wrong password during the lockout does not extend it: an attacker cannot keep a user out for good.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = True
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "properties:project-list"
 LOGOUT_REDIRECT_URL = "login"
