@@ -141,6 +141,9 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = True
 
+# Seconds a request body may send nothing before the server gives up on it (408); see
+# evalsite/body_limits.py for the size limits it enforces while the body is read.
+EVALSITE_REQUEST_BODY_TIMEOUT = env.int("EVALSITE_REQUEST_BODY_TIMEOUT", default=30)
 # Uploads: a file larger than this is refused before it is read.
 EVALSITE_UPLOAD_MAX_BYTES = env.int("EVALSITE_UPLOAD_MAX_BYTES", default=500 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024

@@ -1,11 +1,15 @@
 import csv
 import io
 import json
+import warnings
 
 import pytest
+from asgiref.sync import async_to_sync
+from django.test import AsyncClient
 from django.urls import reverse
 from django.utils.html import escape
 
+from properties import export
 from properties.models import Interaction
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 from tests.unit.test_datascreen import add_value
@@ -200,3 +204,22 @@ def test_project_page_shows_the_pii_risk_factors_with_the_projects_overrides(cli
     page = client_in.get(reverse("properties:project-detail", args=[run.project.pk])).content.decode()
     assert "PII Risk factors" in page and "<code>credit_card</code>" in page
     assert "0.25 (this project)" in page
+
+
+def test_exports_stream_under_asgi_without_reading_the_export_whole(user, run, monkeypatch):
+    monkeypatch.setattr(export, "ASYNC_STEP", 2)
+    client = AsyncClient()
+
+    async def download() -> bytes:
+        await client.aforce_login(user)
+        response = await client.get(reverse("properties:run-export", args=[run.pk, "csv"]))
+        return b"".join([chunk async for chunk in response.streaming_content])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Django warns when it must read a sync iterator whole
+        body = async_to_sync(download)()
+    assert [row["user_interaction_id"] for row in csv.DictReader(io.StringIO(body.decode()))] == [
+        "row-0",
+        "row-1",
+        "row-2",
+    ]
