@@ -3,6 +3,12 @@
     .venv/bin/python bench/ingest.py                         # 100,000 rows of ~1 KB
     .venv/bin/python bench/ingest.py --postgres-url postgres://user:pw@host:5432/db
     .venv/bin/python bench/ingest.py --batch-size 250 1000 5000 --no-postgres
+    .venv/bin/python bench/ingest.py --hostile               # hostile files: memory above idle
+
+--hostile uploads the files of docs/security.md's "Hostile input" (deep nesting, wide headers, huge
+strings, cells and numbers, truncated and unclosed files) into SQLite, each in a fresh process as the
+web worker handles them (the mapping page's preview, then the import), and prints the peak memory
+above the process's idle size. Target: under 300 MB above idle for every file.
 
 Each case runs in a fresh child process, so that its peak RSS (ru_maxrss) is its own and one case
 does not inflate the next (Linux carries ru_maxrss over fork and exec, which is why this parent
@@ -36,6 +42,7 @@ from tests import servers  # noqa: E402  (needs the repository on the path when 
 
 TARGET_ROWS_PER_S = 5_000
 TARGET_PEAK_RSS_MB = 400
+TARGET_HOSTILE_ABOVE_IDLE_MB = 300
 
 VOCABULARY = (
     "the model answer question context document retrieved support account password reset billing "
@@ -113,12 +120,17 @@ def run_case(case: dict) -> dict:
     project = Project.objects.create(name=f"bench {case['label']}")
     baseline = peak_rss_mb()
     started = time.perf_counter()
+    if case.get("preview"):
+        with open(case["path"], "rb") as fileobj:
+            ingest.preview_file(fileobj, Path(case["path"]).name)
     upload = ingest.ingest_path(project, case["label"], case["path"])
     seconds = time.perf_counter() - started
+    first_problem = upload.row_errors[0] if upload.row_errors else {}
     return {
         "label": case["label"],
         "accepted": upload.accepted,
         "rejected": upload.rejected,
+        "problem": f"{first_problem.get('line')}: {first_problem.get('reason', '')}"[:70] if first_problem else "",
         "status": str(upload.status),
         "seconds": seconds,
         "rows_per_s": upload.accepted / seconds,
@@ -162,10 +174,14 @@ def main() -> None:
     parser.add_argument("--postgres-url", help="an existing database; otherwise one is started if possible")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--batch-size", type=int, nargs="+", default=[0], help="override ingest.BATCH_SIZE")
+    parser.add_argument("--hostile", action="store_true", help="hostile files instead: memory above idle")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="evalsite-bench-") as tmp:
         work = Path(tmp)
+        if args.hostile:
+            run_hostile(work)
+            return
         started = time.perf_counter()
         files = generate_files(work, args.rows)
         sizes = ", ".join(f"{path.name} {path.stat().st_size / 1e6:.0f} MB" for path in files.values())
@@ -175,6 +191,58 @@ def main() -> None:
                 print("PostgreSQL: no initdb/pg_ctl found and no --postgres-url: skipped")
             databases = {"sqlite": ""} | ({"postgres": pg} if pg else {})
             run_cases(databases, files, args.batch_size, work)
+
+
+def generate_hostile_files(directory: Path) -> dict[str, Path]:
+    """The hostile files of issue 14, each beside a few good rows, written a piece at a time so that
+    this parent stays small (its peak memory would carry over to the children that measure)."""
+    good = "".join(json.dumps({"question": "q", "answer": f"fine {i}"}) + "\n" for i in range(3))
+    megabyte = "x" * 1_000_000
+    fifty_mb = [megabyte] * 50
+    deep = ["[" * 100_000, "]" * 100_000]
+    files: dict[str, list[str]] = {
+        "deep-100k.json": ['[{"answer": "fine"}, {"answer": "deep", "m": ', *deep, "}]"],
+        "deep-metadata-600.jsonl": [good, '{"answer": "deep", "metadata": {"a": ', "[" * 600, "]" * 600, "}}\n"],
+        "wide-40k.csv": [",".join(f"c{i}" for i in range(40_000)), ",answer\n", "x," * 40_000, "y\n"],
+        "wide-100k.csv": [",".join(f"c{i}" for i in range(100_000)), ",answer\n", "x," * 100_000, "y\n"],
+        "string-50mb.json": ['[{"answer": "fine"}, {"answer": "', *fifty_mb, '"}, {"answer": "fine too"}]'],
+        "cell-50mb.csv": ["question,answer\nq,fine\nq,", *fifty_mb, "\nq,fine too\n"],
+        "line-50mb.jsonl": [good, '{"answer": "', *fifty_mb, '"}\n', good],
+        "numbers.jsonl": [good, '{"answer": "a", "n": 1e999999}\n{"answer": "b", "n": ', "9" * 5000, "}\n"],
+        "unclosed-quote.csv": ['question,answer\nq,fine\nq,"unclosed\n', *(f"q{i},row {i}\n" for i in range(100_000))],
+    }
+    paths = {}
+    for name, pieces in files.items():
+        paths[name] = directory / name
+        with paths[name].open("w", encoding="utf-8") as out:
+            out.writelines(pieces)
+    paths["truncated-100k.json"] = directory / "truncated-100k.json"
+    rng = random.Random(0)
+    with paths["truncated-100k.json"].open("w", encoding="utf-8") as out:
+        out.write("[")
+        for index in range(100_000):
+            out.write(("," if index else "") + json.dumps(make_row(rng, index)))
+        out.write(', {"answer": "cut off in the mid')
+    return paths
+
+
+def run_hostile(work: Path) -> None:
+    files = generate_hostile_files(work)
+    columns = f"{'MB':>6} {'ok':>3} {'rej':>4} {'seconds':>7} {'idle MB':>8} {'peak MB':>8} {'above':>6}"
+    print(f"{'file':<26} {columns}  first problem")
+    for name, path in files.items():
+        data_dir = work / f"data-{name}"
+        data_dir.mkdir()
+        case = {"label": name, "path": str(path), "data_dir": str(data_dir), "batch_size": 0, "preview": True}
+        result = run_in_child({**case, "database_url": f"sqlite:///{data_dir / 'bench.sqlite3'}"})
+        above = result["peak_rss_mb"] - result["baseline_rss_mb"]
+        verdict = "ok" if above < TARGET_HOSTILE_ABOVE_IDLE_MB else "OVER MEMORY TARGET"
+        print(
+            f"{name:<26} {path.stat().st_size / 1e6:>6.1f} {result['accepted']:>3} {result['rejected']:>4}"
+            f" {result['seconds']:>7.1f} {result['baseline_rss_mb']:>8.0f} {result['peak_rss_mb']:>8.0f}"
+            f" {above:>6.0f}  {result['problem']}  {verdict}",
+            flush=True,
+        )
 
 
 @contextmanager

@@ -5,9 +5,11 @@ second SQLite file for the Celery broker. DATABASE_URL and CELERY_BROKER_URL sca
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF
 
 from properties.scorers.net.policy import DEFAULT_LLM_KEY_VARIABLES, OutboundRefused, check_key_variable_names
 
@@ -34,6 +36,33 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_TLS_PROXY", default=False) else None
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=False)
 
+# Browser-side defences (docs/security.md). Pages run only the site's own scripts and styles, from
+# static/ (no inline script, style or event handler), and no other site may frame them.
+# plotly.js (static/vendor/plotly) adds two <style> elements of its own: empty ones that it fills
+# through the CSSOM (its mode bar's rules), and the stylesheet of its map traces. These hashes allow
+# exactly those two texts; tests/unit/test_security_headers.py recomputes them from the vendored file.
+PLOTLY_STYLE_HASHES = [
+    "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",
+    "'sha256-V2sIX92Uh6ZaGSFTKMHghsB85b9toJtmazgG09AI2uk='",
+]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, *PLOTLY_STYLE_HASHES],
+        # Swagger UI draws some icons from data: URLs.
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+        "base-uri": [NONE],
+        "object-src": [NONE],
+    }
+}
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -43,12 +72,14 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "axes",
     "properties",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -57,6 +88,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "evalsite.urls"
@@ -87,10 +120,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 else:
-    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+    # 0: under ASGI each request runs in a thread of its own, which a kept connection would outlive.
+    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
 
-# API rate limits count in the cache: per process by default, shared through Redis when scaled out.
-CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# API rate limits count in the cache, which every web process must share: files under
+# EVALSITE_DATA_DIR by default (counted under a lock), Redis when scaled out.
+if env.str("CACHE_URL", default=""):
+    CACHES = {"default": env.cache("CACHE_URL")}
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "evalsite.file_cache.LockedFileBasedCache",
+            "LOCATION": str(DATA_DIR / "cache"),
+            # Rate-limit counters are one file per token per minute: room for thousands of tokens.
+            "OPTIONS": {"MAX_ENTRIES": 20_000},
+        }
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -98,6 +143,17 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Login throttling (django-axes): after EVALSITE_LOGIN_FAILURE_LIMIT failed logins from one address,
+# or for one user name from anywhere, both are refused for EVALSITE_LOGIN_COOLOFF_MINUTES. Failures
+# are rows in the database, so every web process counts them together.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env.int("EVALSITE_LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("EVALSITE_LOGIN_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# A wrong password during the lockout does not extend it: an attacker cannot keep a user out for good.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = True
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "properties:project-list"
 LOGOUT_REDIRECT_URL = "login"
@@ -118,6 +174,9 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = True
 
+# Seconds a request body may send nothing before the server gives up on it (408); see
+# evalsite/body_limits.py for the size limits it enforces while the body is read.
+EVALSITE_REQUEST_BODY_TIMEOUT = env.int("EVALSITE_REQUEST_BODY_TIMEOUT", default=30)
 # Uploads: a file larger than this is refused before it is read.
 EVALSITE_UPLOAD_MAX_BYTES = env.int("EVALSITE_UPLOAD_MAX_BYTES", default=500 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024

@@ -2,6 +2,7 @@
 
 Token authentication (`Authorization: Bearer evs_...`), a fixed-window rate limit per token and
 a request size limit. Views parse input, call one function of ingest / scoring, and serialise.
+The schema and the docs need a logged-in session; the docs are the Swagger UI vendored in static/.
 """
 
 from __future__ import annotations
@@ -12,16 +13,19 @@ from datetime import datetime
 from typing import Any, Literal
 
 from django.conf import settings
+from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.exceptions import RequestDataTooBig
 from django.db.models import Avg, Count, Exists, OuterRef, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from ninja import Field, NinjaAPI, Query, Schema, Status
+from ninja.openapi.docs import Swagger
+from ninja.parser import Parser
 from ninja.security import HttpBearer
 
-from properties import ingest, scoring
+from properties import ingest, json_reading, scoring
 from properties.models import (
     ApiToken,
     Interaction,
@@ -36,6 +40,8 @@ from properties.scorers import registry
 
 RATE_WINDOW_SECONDS = 60
 MAX_PAGE = 500
+# Offsets past this are refused (422) rather than sent to the database, whose integers are 64-bit.
+MAX_OFFSET = 10**12
 FILTER = re.compile(
     r"^\s*([a-z][a-z0-9_]*)(?:\.(input|output))?\s*(<=|>=|==|!=|<|>|=)\s*(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*$"
 )
@@ -73,7 +79,35 @@ class TokenAuth(HttpBearer):
         return api_token.user
 
 
-api = NinjaAPI(title="Evalsite API", version="1", auth=TokenAuth(), urls_namespace="api")
+class CappedJsonParser(Parser):
+    """Bodies read as uploaded JSON files are: a value nested too deep or a number out of range
+    becomes a marker that rejects its row, naming the field, instead of failing the whole batch
+    (json.loads would recurse past Python's limit and give a server error)."""
+
+    def parse_body(self, request: HttpRequest) -> dict[str, Any]:
+        # A batch's rows sit two levels down ({"interactions": [row]}): their own nesting is capped
+        # like a file row's.
+        return json_reading.loads(request.body.decode("utf-8"), max_nesting=json_reading.MAX_NESTING + 2)
+
+
+class VendoredSwagger(Swagger):
+    """Swagger UI from static/vendor/swagger-ui, so the docs work offline and load nothing from a CDN."""
+
+    def render_page(self, request: HttpRequest, api: NinjaAPI, **kwargs: Any) -> HttpResponse:
+        # validatorUrl None: the UI would otherwise send the schema to validator.swagger.io.
+        swagger_settings = {**self.settings, "url": self.get_openapi_url(api, kwargs), "validatorUrl": None}
+        return render(request, "properties/api_docs.html", {"api": api, "swagger_settings": swagger_settings})
+
+
+api = NinjaAPI(
+    title="Evalsite API",
+    version="1",
+    auth=TokenAuth(),
+    urls_namespace="api",
+    docs=VendoredSwagger(),
+    docs_decorator=login_required,
+    parser=CappedJsonParser(),
+)
 
 
 @api.exception_handler(ApiError)
@@ -185,7 +219,7 @@ class InteractionFilters(Schema):
     filter: list[str] = Field([], description="Property ranges, e.g. toxicity.output<0.1 (all must hold).")
     annotation: Literal["good", "bad", "unknown"] | None = None
     limit: int = Field(50, ge=1, le=MAX_PAGE)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=MAX_OFFSET)
 
 
 class PropertySummary(Schema):
@@ -376,7 +410,8 @@ def get_job(request: HttpRequest, job_id: int) -> Any:
 
 
 def urls() -> tuple[list[Any], str, str]:
-    """The API's URL patterns, exempt from LoginRequiredMiddleware: a token, not a session, logs in."""
+    """The API's URL patterns, exempt from LoginRequiredMiddleware: a token, not a session, logs in.
+    The schema and docs views keep their own login_required (the API's docs_decorator)."""
     from django.contrib.auth.decorators import login_not_required
 
     patterns, app_name, namespace = api.urls

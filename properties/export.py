@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
+
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest
 
 from properties.comparison import match_interactions
 from properties.datascreen import property_addresses, values_by_interaction
 from properties.models import Interaction, PropertyValue, Run
 
 EXPORT_PAGE = 1000
+# Chunks (CSV rows, JSON records) taken from the database per step when streaming under ASGI.
+ASYNC_STEP = 500
 FIELDS = [
     "user_interaction_id",
     "input",
@@ -110,11 +117,24 @@ def comparison_records(run_a: Run, run_b: Run) -> Iterator[dict]:
         yield dict(zip(header, row, strict=True))
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)`,
+# `=cmd|' /C calc'!A0`, and `+`, `-`, `@`, tab or carriage return lead into one): OWASP's
+# "CSV Injection" advice is to prefix such a cell with an apostrophe so it is shown as text.
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise_formula(cell: object) -> object:
+    """Text that a spreadsheet would run as a formula, made plain text; numbers stay numbers."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_LEADS):
+        return "'" + cell
+    return cell
+
+
 def csv_stream(rows: Iterable[list]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for row in rows:
-        writer.writerow(row)
+        writer.writerow([neutralise_formula(cell) for cell in row])
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()
@@ -125,3 +145,19 @@ def json_stream(records: Iterable[dict]) -> Iterator[str]:
     for i, record in enumerate(records):
         yield ("," if i else "") + "\n" + json.dumps(record, ensure_ascii=False, default=str)
     yield "\n]\n"
+
+
+def for_server(request: HttpRequest, chunks: Iterator[str]) -> Iterator[str] | AsyncIterator[str]:
+    """The chunks as this request's server streams them without holding the export in memory:
+    under ASGI an async iterator (Django would read a plain one whole before sending a byte),
+    taking ASYNC_STEP chunks at a time on the request's thread, where its database connection is."""
+    if not isinstance(request, ASGIRequest):
+        return chunks
+    take = sync_to_async(lambda: list(itertools.islice(chunks, ASYNC_STEP)), thread_sensitive=True)
+
+    async def steps() -> AsyncIterator[str]:
+        while step := await take():
+            for chunk in step:
+                yield chunk
+
+    return steps()

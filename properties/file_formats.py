@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import ijson
 from django.conf import settings
+
+from properties import json_reading
 
 # Enough of the start of a file to check its format and read a CSV header.
 HEAD_BYTES = 64 * 1024
@@ -27,6 +28,9 @@ PARQUET_READ_BUFFER = 1024 * 1024
 # A row holds 11 interaction fields plus metadata, each up to EVALSITE_FIELD_MAX_CHARS: a line
 # or CSV cell beyond this many field-lengths is refused before it is parsed.
 ROW_LIMIT_IN_FIELDS = 16
+# Columns of a file, or keys of a JSON row: far more than an interaction has, few enough that the
+# mapping page and each row's metadata stay small.
+MAX_COLUMNS = 1000
 
 _FORMATS_BY_SUFFIX = {
     ".csv": "csv",
@@ -43,11 +47,9 @@ _PARQUET_MAGIC = b"PAR1"
 _BINARY_SIGNATURES = (b"PK\x03\x04", b"\x1f\x8b", b"%PDF", b"\xd0\xcf\x11\xe0")
 
 # Text is decoded with errors="surrogateescape", so a byte that is not UTF-8 shows up as a lone
-# surrogate; PostgreSQL also refuses NUL in text. In a JSON array an invalid byte becomes the
-# noncharacter U+FDD0 (see _Utf8Reader), reserved for exactly this kind of internal use.
-BAD_TEXT = re.compile("[\x00\ud800-\udfff\ufdd0]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_INVALID_BYTE_JSON_ESCAPE = "\\ufdd0"
+# surrogate; PostgreSQL also refuses NUL in text. JSON values that could not be read stand as the
+# noncharacters of properties.json_reading (too deep, a number out of range).
+BAD_TEXT = re.compile("[\x00\ud800-\udfff\ufdd1-\ufdd3]")
 
 
 class IngestError(Exception):
@@ -151,6 +153,11 @@ def _format_bytes(size: int) -> str:
     return f"{size} bytes" if size < 1_000_000 else f"{size / 1_000_000:.1f} MB"
 
 
+def check_column_count(count: int) -> None:
+    if count > MAX_COLUMNS:
+        raise IngestError(f"the file has {count:,} columns; at most {MAX_COLUMNS:,} are read")
+
+
 def check_size(size: int) -> None:
     limit = settings.EVALSITE_UPLOAD_MAX_BYTES
     if size > limit:
@@ -212,7 +219,9 @@ def _csv_records(stream: io.TextIOWrapper, delimiter: str) -> tuple[list[str], I
     # The csv module refuses cells over its own limit (128 KiB) with an error that names no
     # field; raised (never lowered: it is process-wide) so that the field check can name it.
     csv.field_size_limit(max(csv.field_size_limit(), _row_char_limit()))
-    reader = csv.reader(stream, delimiter=delimiter)
+    # strict: a quote that is never closed is an error at its row, not a cell that swallows the
+    # rest of the file; so is text after a closing quote (`"a"b`).
+    reader = csv.reader(stream, delimiter=delimiter, strict=True)
     columns = _csv_header(reader)
     return columns, _csv_rows(reader, columns)
 
@@ -224,10 +233,11 @@ def _csv_header(reader: Any) -> list[str]:
         raise IngestError(f"the header row is not readable CSV: {exc}") from exc
     if header is None:
         raise IngestError("the file has no header row")
+    check_column_count(len(header))
     columns = [cell.strip() or f"column_{index}" for index, cell in enumerate(header, start=1)]
     if any(BAD_TEXT.search(column) for column in columns):
         raise IngestError("the header row is not valid UTF-8")
-    repeated = sorted({column for column in columns if columns.count(column) > 1})
+    repeated = sorted(column for column, count in Counter(columns).items() if count > 1)
     if repeated:
         raise IngestError(f"the header names these columns more than once: {', '.join(repeated)}")
     return columns
@@ -241,7 +251,8 @@ def _csv_rows(reader: Any, columns: list[str]) -> Iterator[Item]:
         except StopIteration:
             return
         except csv.Error as exc:
-            yield RowError(line, "", f"not readable as CSV: {exc}")
+            reason = "a quoted cell is never closed" if "unexpected end of data" in str(exc) else str(exc)
+            yield RowError(line, "", f"not readable as CSV: {reason}")
             continue
         if not any(cells):
             continue  # a blank line, or a spreadsheet's row of empty cells
@@ -271,35 +282,39 @@ def _skip_rest_of_line(stream: io.TextIOWrapper, line: str, limit: int) -> None:
 
 def _jsonl_record(line_number: int, line: str) -> Item:
     try:
-        value = json.loads(line)
-    except (ValueError, RecursionError) as exc:
+        value = json_reading.loads(line)
+    except ValueError as exc:
         return RowError(line_number, "", f"invalid JSON: {exc}")
+    return _json_record(line_number, value)
+
+
+def _json_record(line: int, value: Any) -> Item:
     if not isinstance(value, dict):
-        return RowError(line_number, "", "not a JSON object")
-    return line_number, value
-
-
-class _Utf8Reader:
-    """Bytes for ijson from the decoded text: UTF-16 becomes UTF-8, and an invalid byte becomes
-    the JSON escape of U+FDD0, so that only the object holding it is rejected (yajl would stop
-    the whole array at an invalid byte)."""
-
-    def __init__(self, stream: io.TextIOWrapper) -> None:
-        self.stream = stream
-
-    def read(self, size: int = -1) -> bytes:
-        text = self.stream.read(size)
-        return _SURROGATE.sub(lambda _: _INVALID_BYTE_JSON_ESCAPE, text).encode("utf-8")
+        return RowError(line, "", "not a JSON object")
+    if len(value) > MAX_COLUMNS:
+        return RowError(line, "", f"the object has {len(value):,} keys; at most {MAX_COLUMNS:,} are read")
+    return line, value
 
 
 def _json_records(stream: io.TextIOWrapper) -> Iterator[Item]:
-    index = 0
-    items = ijson.items(_Utf8Reader(stream), "item", use_float=True)
+    """Each item of the array parsed on its own, so a bad item rejects only itself. A file that
+    ends before the array is closed keeps the items before the break (see json_reading)."""
+    limit = _row_char_limit()
     try:
-        for index, item in enumerate(items, start=1):
-            yield (index, item) if isinstance(item, dict) else RowError(index, "", "not a JSON object")
-    except (ijson.JSONError, UnicodeDecodeError) as exc:
-        raise IngestError(f"invalid JSON after item {index}: {first_line(exc)}") from exc
+        for position, text in json_reading.array_items(stream, limit):
+            if text is None:
+                yield RowError(position, "", f"the item is longer than {limit} characters")
+                continue
+            try:
+                value = json_reading.parse(text)
+            except ValueError as exc:
+                yield RowError(position, "", f"invalid JSON: {exc}")
+                continue
+            yield _json_record(position, value)
+    except json_reading.NotAnArray as exc:
+        raise IngestError(f"the file is not a JSON array: {exc}") from exc
+    except json_reading.Truncated as exc:
+        raise IngestError(f"the file ends before its JSON array is closed, {exc}; the items before are kept") from exc
 
 
 def first_line(exc: Exception) -> str:
@@ -328,7 +343,9 @@ def _parquet_records(fileobj: IO[bytes], batch_size: int) -> tuple[list[str], It
         parquet = pq.ParquetFile(fileobj, pre_buffer=False, buffer_size=PARQUET_READ_BUFFER)
     except _parquet_errors() as exc:
         raise IngestError(f"the file is not a readable Parquet file: {first_line(exc)}") from exc
-    return list(parquet.schema_arrow.names), _parquet_rows(parquet, batch_size)
+    columns = list(parquet.schema_arrow.names)
+    check_column_count(len(columns))
+    return columns, _parquet_rows(parquet, batch_size)
 
 
 def _parquet_rows(parquet: Any, batch_size: int) -> Iterator[Item]:

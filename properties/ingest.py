@@ -6,8 +6,9 @@ Recognising a file's format and reading its records is properties.file_formats; 
 the records to interactions, validates them and stores them.
 
 Bad input never aborts an upload: a bad row is rejected with a RowError and the others are kept.
-Only a problem with the whole file (too large, empty, not what its extension says, an unreadable
-JSON array or Parquet file) is `fatal`; rows stored before it stay stored.
+Only a problem with the whole file (too large, empty, not what its extension says, over 1,000
+columns, a JSON array cut off before its end, an unreadable Parquet file) is `fatal`; rows stored
+before it stay stored. Hostile JSON (deep nesting, huge numbers) is read by properties.json_reading.
 
 Line numbers in row errors (`RowError.line`):
   CSV, JSONL  the 1-based physical line where the row starts in the file; the CSV header is
@@ -41,6 +42,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from properties import json_reading
 from properties.file_formats import (
     BAD_TEXT,
     IngestError,
@@ -279,7 +281,9 @@ def _bad_text_reason(text: str) -> str | None:
     match = BAD_TEXT.search(text)
     if match is None:
         return None
-    return "contains a NUL character" if match.group() == "\x00" else "not valid UTF-8"
+    if match.group() == "\x00":
+        return "contains a NUL character"
+    return json_reading.MARKER_REASONS.get(match.group(), "not valid UTF-8")
 
 
 def _shown(value: Any) -> str:
@@ -420,14 +424,16 @@ class _RowBuilder:
             return self._json(value, "metadata")
         return {str(column): self._json(value, "metadata")}
 
-    def _json(self, value: Any, field_name: str) -> Any:
-        """The value as stored JSON, every string in it checked like a field."""
+    def _json(self, value: Any, field_name: str, depth: int = 0) -> Any:
+        """The value as stored JSON, every string in it checked like a field, nesting capped."""
         if isinstance(value, str):
             return self._checked(value, field_name)
+        if isinstance(value, dict | list | tuple) and depth >= json_reading.MAX_NESTING:
+            raise _Rejected(field_name, json_reading.MARKER_REASONS[json_reading.TOO_DEEP])
         if isinstance(value, dict):
-            return {self._checked(str(k), field_name): self._json(v, field_name) for k, v in value.items()}
+            return {self._checked(str(k), field_name): self._json(v, field_name, depth + 1) for k, v in value.items()}
         if isinstance(value, list | tuple):
-            return [self._json(item, field_name) for item in value]
+            return [self._json(item, field_name, depth + 1) for item in value]
         return _json_scalar(value)
 
 
@@ -435,8 +441,8 @@ def _parsed_json_object(text: str) -> Any:
     if not text.lstrip().startswith("{"):
         return text
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return json_reading.loads(text)
+    except ValueError:
         return text  # not JSON after all: stored as text under the column's name
 
 
@@ -453,8 +459,8 @@ def _split_documents(cell: Any) -> list[str]:
         return []
     if cell.lstrip().startswith("["):
         try:
-            parsed = json.loads(cell)
-        except (ValueError, RecursionError):
+            parsed = json_reading.loads(cell)
+        except ValueError:
             return [cell]  # "[1] Paris is ..." is a document that happens to start with a bracket
         if isinstance(parsed, list):
             return [_to_text(item) for item in parsed if item is not None]

@@ -1,6 +1,8 @@
 """Auto-annotation rules: ordered YAML blocks of conditions on property values.
 
-Parsing reports every problem with its line, so the YAML can be fixed before it is saved.
+Parsing reports every problem with its line, so the YAML can be fixed before it is saved. The text
+is a user's, so it is read within limits: a size, a nesting depth, no aliases (an alias bomb expands
+a few hundred bytes into gigabytes) and only the plain tags the language uses (no `!!python/...`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,18 @@ from properties.datascreen import FilterError, split_address
 DEFAULT_RULES_FILE = Path(__file__).resolve().parent / "default_rules.yaml"
 ANNOTATIONS = ("good", "bad")
 COMBINERS = ("AND", "OR")
+
+# The default rules are 1.5 KB; a hundred blocks of ten conditions fit in well under this.
+MAX_RULES_CHARS = 100_000
+# The language nests five levels (blocks, a block, conditions, a condition, a list value); a few
+# more leave room for a list of lists, and the composer recurses once per level.
+MAX_DEPTH = 10
+# More messages than this are not read, and a page listing them all could be large.
+MAX_PROBLEMS = 50
+# A condition's value as the reason of a label shows it: a long list is cut here.
+MAX_SHOWN_VALUE = 120
+YAML_TAGS = "tag:yaml.org,2002:"
+ALLOWED_TAGS = {YAML_TAGS + name for name in ("str", "int", "float", "bool", "null", "seq", "map")}
 
 
 def _is_in(value: Any, options: Any) -> bool:
@@ -63,7 +77,12 @@ class Condition:
 
     def describe(self, value: Any) -> str:
         shown = f"{value:.3g}" if isinstance(value, float) else value
-        return f"{self.address}={shown} {self.operator} {self.value}"
+        return f"{self.address}={_shorten(shown)} {self.operator} {_shorten(self.value)}"
+
+
+def _shorten(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= MAX_SHOWN_VALUE else text[: MAX_SHOWN_VALUE - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -86,9 +105,46 @@ def default_rules_text() -> str:
     return DEFAULT_RULES_FILE.read_text()
 
 
+class RulesSyntaxError(yaml.MarkedYAMLError):
+    """YAML that is valid but outside the rules language (an alias, a tag, too deep)."""
+
+
+class RulesLoader(yaml.SafeLoader):
+    """The safe loader, refusing aliases, tags other than plain scalars, lists and mappings, and
+    nesting deeper than MAX_DEPTH, before the node below is read (so in time linear in the text)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            raise RulesSyntaxError(
+                problem="aliases (*name) are not allowed; write the value out", problem_mark=event.start_mark
+            )
+        if self.depth >= MAX_DEPTH:
+            raise RulesSyntaxError(problem=f"nested deeper than {MAX_DEPTH} levels", problem_mark=event.start_mark)
+        self.depth += 1
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+        if node.tag not in ALLOWED_TAGS:
+            tag = node.tag.replace(YAML_TAGS, "!!")
+            raise RulesSyntaxError(
+                problem=f"the tag {tag} is not part of the rules language", problem_mark=node.start_mark
+            )
+        return node
+
+
 def parse_rules(text: str) -> list[Block]:
+    if len(text) > MAX_RULES_CHARS:
+        raise RulesError([f"the rules are {len(text):,} characters long; the limit is {MAX_RULES_CHARS:,}"])
     try:
-        root = yaml.compose(text)
+        root = yaml.compose(text, Loader=RulesLoader)
+    except RulesSyntaxError as exc:
+        raise RulesError([f"line {exc.problem_mark.line + 1}: {exc.problem}"]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark else ""
@@ -99,6 +155,8 @@ def parse_rules(text: str) -> list[Block]:
     if not isinstance(root, yaml.SequenceNode):
         raise RulesError([f"line {_line(root)}: the rules must be a list of blocks (each starting with '- ')"])
     blocks = [_block(node, problems) for node in root.value]
+    if len(problems) > MAX_PROBLEMS:
+        problems = problems[:MAX_PROBLEMS] + [f"... and {len(problems) - MAX_PROBLEMS:,} more problems"]
     if problems:
         raise RulesError(problems)
     return [block for block in blocks if block is not None]
@@ -148,7 +206,16 @@ def _scalar(node, parent, key: str, problems: list[str], default: Any = None) ->
     if not isinstance(node, yaml.ScalarNode):
         problems.append(f"line {_line(node)}: {key!r} must be a single value")
         return default
-    return yaml.safe_load(yaml.serialize(node))
+    return _construct(node, problems, default)
+
+
+def _construct(node: yaml.Node, problems: list[str], default: Any = None) -> Any:
+    """The Python value of a node the loader has checked (plain tags, no aliases)."""
+    try:
+        return yaml.constructor.SafeConstructor().construct_document(node)
+    except (ValueError, OverflowError) as exc:  # e.g. an integer of more digits than Python converts
+        problems.append(f"line {_line(node)}: not a value the rules can use ({_shorten(exc)})")
+        return default
 
 
 def _condition(node: yaml.Node, problems: list[str]) -> Condition | None:
@@ -162,7 +229,9 @@ def _condition(node: yaml.Node, problems: list[str]) -> Condition | None:
     if value_node is None:
         problems.append(f"line {_line(node)}: missing 'value'")
         return None
-    value = yaml.safe_load(yaml.serialize(value_node))
+    value = _construct(value_node, problems)
+    if len(problems) > before:
+        return None
     if op and op not in OPERATORS:
         problems.append(f"line {_line(keys['operator'])}: unknown operator {op!r}; use {', '.join(OPERATORS)}")
     elif op in ("IN", "NIN") and not isinstance(value, list):
@@ -177,7 +246,11 @@ def _condition(node: yaml.Node, problems: list[str]) -> Condition | None:
     if len(problems) > before:
         return None
     if isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            problems.append(f"line {_line(value_node)}: {_shorten(value)} is too large a number")
+            return None
     return Condition(str(address), prop, field_name, op, value)
 
 

@@ -280,9 +280,10 @@ def run_export(request: HttpRequest, pk: int, file_format: str) -> StreamingHttp
     if file_format not in EXPORT_FORMATS:
         raise Http404("Export as .csv or .json.")
     if file_format == "csv":
-        response = StreamingHttpResponse(export.csv_stream(export.run_csv_rows(run)), content_type="text/csv")
+        stream, content_type = export.csv_stream(export.run_csv_rows(run)), "text/csv"
     else:
-        response = StreamingHttpResponse(export.json_stream(export.run_records(run)), content_type="application/json")
+        stream, content_type = export.json_stream(export.run_records(run)), "application/json"
+    response = StreamingHttpResponse(export.for_server(request, stream), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.{file_format}"'
     return response
 
@@ -295,11 +296,10 @@ def compare_export(request: HttpRequest, pk: int, file_format: str) -> Streaming
     if len(runs) != 2:
         raise Http404("A comparison export needs exactly two runs.")
     if file_format == "csv":
-        stream = export.csv_stream(export.comparison_csv_rows(*runs))
-        response = StreamingHttpResponse(stream, content_type="text/csv")
+        stream, content_type = export.csv_stream(export.comparison_csv_rows(*runs)), "text/csv"
     else:
-        stream = export.json_stream(export.comparison_records(*runs))
-        response = StreamingHttpResponse(stream, content_type="application/json")
+        stream, content_type = export.json_stream(export.comparison_records(*runs)), "application/json"
+    response = StreamingHttpResponse(export.for_server(request, stream), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="compare-{runs[0].pk}-{runs[1].pk}.{file_format}"'
     return response
 

@@ -15,3 +15,9 @@ htmx.onLoad(function (root) {
   var mark = root.querySelector && root.querySelector("mark.evidence");
   if (mark) mark.scrollIntoView({ block: "center" });
 });
+
+// A select marked data-submit-on-change submits its form when a choice is made (no inline
+// handlers: the Content-Security-Policy refuses them).
+document.addEventListener("change", function (event) {
+  if (event.target.matches && event.target.matches("[data-submit-on-change]")) event.target.form.submit();
+});

@@ -33,13 +33,34 @@ def browser():
         browser.close()
 
 
+# Every browser test fails on a Content-Security-Policy violation: an inline script, style or
+# handler that the policy refused is a page that no longer works as written.
+REPORT_CSP_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || "inline"}`
+    + ` at ${event.sourceFile}:${event.lineNumber}`);
+});
+"""
+
+
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(REPORT_CSP_VIOLATIONS)
     page = context.new_page()
     page.set_default_timeout(20_000)
+    violations: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            violations.append(f"{page.url}: {message.text}")
+            if "Content Security Policy" in message.text or "CSP violation" in message.text
+            else None
+        ),
+    )
     yield page
     context.close()
+    assert violations == [], "the Content-Security-Policy refused part of a page:\n" + "\n".join(violations)
 
 
 @pytest.fixture

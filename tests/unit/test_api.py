@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+from django.contrib.staticfiles import finders
 from django.core.cache import cache
 
+from evalsite.file_cache import LockedFileBasedCache
 from properties.models import ApiToken, Interaction, PromptProperty, PropertyValue, RunLLMUsage, ScoringJob
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -182,9 +190,50 @@ def test_scoring_by_name_accepts_the_projects_prompt_properties(client, user, au
     assert refused.status_code == 400 and "unknown properties: prompt_polite" in refused.json()["detail"]
 
 
-def test_openapi_schema_is_served(client):
+def test_openapi_schema_and_docs_need_a_login_and_load_nothing_from_elsewhere(client, user):
+    for url in ("/api/openapi.json", "/api/docs"):
+        response = client.get(url)
+        assert response.status_code == 302 and response.url.startswith("/accounts/login/")
+    client.force_login(user)
     schema = client.get("/api/openapi.json").json()
     assert "/api/runs/{run_id}/interactions" in schema["paths"]
+    page = client.get("/api/docs").content.decode()
+    scripts_and_styles = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert scripts_and_styles == [
+        "/static/vendor/swagger-ui/swagger-ui.css",
+        "/static/vendor/swagger-ui/swagger-ui-bundle.js",
+        "/static/api_docs.js",
+    ]
+    for url in scripts_and_styles:
+        assert finders.find(url.removeprefix("/static/")), f"{url} is not in static/"
+    assert '"validatorUrl": null' in page, "the UI must not send the schema to validator.swagger.io"
+
+
+def test_an_offset_past_64_bits_is_a_json_4xx_naming_it(client, user, auth):
+    run = RunFactory(project=ProjectFactory(owner=user))
+    response = client.get(f"/api/runs/{run.pk}/interactions", {"offset": 2**63}, **auth)
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["query", "offset"]
+
+
+# What check_limits does for each request, in a process of its own (a web worker).
+COUNT_REQUESTS = """
+import sys
+from evalsite.file_cache import LockedFileBasedCache
+counter = LockedFileBasedCache(sys.argv[1], {})
+for _ in range(int(sys.argv[2])):
+    counter.add("requests", 0, timeout=60)
+    counter.incr("requests")
+"""
+
+
+def test_the_default_cache_counts_requests_across_processes(tmp_path, settings):
+    assert settings.CACHES["default"]["BACKEND"] == "evalsite.file_cache.LockedFileBasedCache"
+    workers = [
+        subprocess.Popen([sys.executable, "-c", COUNT_REQUESTS, str(tmp_path), "150"], cwd=ROOT) for _ in range(4)
+    ]
+    assert [worker.wait(timeout=120) for worker in workers] == [0, 0, 0, 0]
+    assert LockedFileBasedCache(str(tmp_path), {}).get("requests") == 600, "no count lost between processes"
 
 
 def test_token_page_shows_a_new_token_once_and_revokes(client, user):

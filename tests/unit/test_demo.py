@@ -1,6 +1,7 @@
 import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
+from django.test import RequestFactory
 
 from properties.demo import DEMO_USERNAME, create_demo
 
@@ -10,7 +11,8 @@ pytestmark = pytest.mark.django_db
 def test_demo_is_created_once_with_a_fresh_password_and_a_planned_job():
     password, project = create_demo()
     assert password and len(password) >= 12
-    assert authenticate(username=DEMO_USERNAME, password=password) is not None
+    login = RequestFactory().post("/accounts/login/")
+    assert authenticate(login, username=DEMO_USERNAME, password=password) is not None
     run = project.runs.get()
     assert run.interactions.count() == 30
     assert run.uploads.get().rejected == 0

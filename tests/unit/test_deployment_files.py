@@ -208,3 +208,17 @@ def test_dockerfile_pins_torch_wherever_it_installs_it():
 def test_dockerignore_keeps_env_out_of_the_image():
     ignored = (ROOT / ".dockerignore").read_text().splitlines()
     assert ".env" in ignored
+
+
+def test_the_web_server_reads_bodies_in_an_event_loop_everywhere(compose):
+    """docker compose, the image and `manage.py start` run the ASGI app, whose body limits
+    (evalsite/body_limits.py) tests/integration/test_slow_clients.py checks on loopback."""
+    start_command = (ROOT / "properties" / "management" / "commands" / "start.py").read_text()
+    image_command = dict(dockerfile_instructions())["CMD"]
+    for name, command in [
+        ("compose", " ".join(command_args(compose["services"]["web"]))),
+        ("Dockerfile", " ".join(json.loads(image_command))),
+        ("start.py", start_command),
+    ]:
+        assert "evalsite.asgi:application" in command and "uvicorn_worker.UvicornWorker" in command, name
+        assert "wsgi" not in command, name

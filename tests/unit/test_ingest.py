@@ -415,10 +415,11 @@ def test_file_level_problems(run, name, content, fatal):
     assert result.accepted == 0
 
 
-def test_a_broken_json_array_keeps_the_items_before_it(run, monkeypatch):
-    monkeypatch.setattr(ingest, "BATCH_SIZE", 2)
+@pytest.mark.parametrize("batch_size", [2, 1000])
+def test_a_broken_json_array_keeps_the_items_before_it(run, monkeypatch, batch_size):
+    monkeypatch.setattr(ingest, "BATCH_SIZE", batch_size)
     result = run_ingest(run, "data.json", '[{"output": "a"}, {"output": "b"}, {"output": "c"}, {"output": ')
-    assert result.fatal.startswith("invalid JSON after item 3")
+    assert result.fatal == "the file ends before its JSON array is closed, after item 3; the items before are kept"
     assert result.accepted == 3
     assert run.interactions.count() == 3
 

@@ -1,3 +1,5 @@
+import time
+
 import pytest
 
 from properties import annotation, rules
@@ -103,3 +105,65 @@ def test_a_person_clearing_a_label_falls_back_to_the_estimate():
     annotation.annotate_by_person(interaction, "unknown", "")
     interaction.refresh_from_db()
     assert (interaction.annotation, interaction.annotation_source) == ("bad", "estimated")
+
+
+# The billion laughs as the value of a NEQ condition: nine lists of nine, nine levels deep (9**9
+# "lol"s) in 428 bytes, which PyYAML shares while parsing and expands when the value is shown.
+LAUGHS = "- annotation: bad\n  conditions:\n  - property: x\n    operator: NEQ\n    value:\n" + "".join(
+    f"    - &{name} [{','.join([item] * 9)}]\n"
+    for item, name in zip(["lol", *(f"*{n}" for n in "abcdefgh")], "abcdefghi", strict=True)
+)
+# The classic form, a mapping of 219 bytes.
+CLASSIC_LAUGHS = "a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n" + "".join(
+    f"{name}: &{name} [{','.join([f'*{before}'] * 9)}]\n" for before, name in zip("abcde", "bcdef", strict=True)
+)
+HOSTILE_RULES = [
+    (LAUGHS, "line 7: aliases (*name) are not allowed"),
+    (CLASSIC_LAUGHS, "line 2: aliases (*name) are not allowed"),
+    ("- annotation: bad\n  conditions:\n    - &c {property: x, operator: GT, value: 1}\n    - *c\n", "line 4: aliases"),
+    ("- !!python/object/apply:os.system [touch /tmp/pwned]\n", "line 1: the tag !!python/object/apply:os.system"),
+    ("- annotation: !!python/name:os.system bad\n", "line 1: the tag !!python/name:os.system is not part"),
+    ("- annotation: !shout bad\n", "line 1: the tag !shout is not part of the rules language"),
+    (
+        "- {annotation: bad, conditions: [{property: x, operator: EQ, value: !!binary aGk=}]}",
+        "line 1: the tag !!binary",
+    ),
+    ("[" * 5000 + "]" * 5000, "line 1: nested deeper than 10 levels"),
+    ("".join(" " * i + "-\n" for i in range(400)), "line 11: nested deeper than 10 levels"),
+    ("#" * 100_001, "the rules are 100,001 characters long; the limit is 100,000"),
+    (
+        "- {annotation: bad, conditions: [{property: x, operator: GT, value: " + "9" * 5000 + "}]}",
+        "line 1: not a value",
+    ),
+    ("- {annotation: bad, conditions: [{property: x, operator: GT, value: " + "9" * 400 + "}]}", "too large a number"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), HOSTILE_RULES)
+def test_hostile_rules_are_refused_quickly_with_a_short_message(text, message):
+    started = time.perf_counter()
+    with pytest.raises(rules.RulesError) as error:
+        rules.parse_rules(text)
+    assert time.perf_counter() - started < 1
+    assert len(error.value.problems) == 1 and message in error.value.problems[0], error.value.problems
+    assert len(error.value.problems[0]) < 300
+
+
+def test_a_label_shows_a_long_value_cut_short():
+    values = ", ".join(f"category-{i}" for i in range(1000))
+    blocks = rules.parse_rules(
+        f"- {{annotation: bad, conditions: [{{property: x, operator: NIN, value: [{values}]}}]}}"
+    )
+    label, reason = rules.decide(blocks, {"x": "other"})
+    assert label == "bad" and reason.startswith("x=other NIN ['category-0'")
+    assert len(reason) < 200 and reason.endswith("…")
+
+
+def test_many_problems_are_reported_up_to_a_limit():
+    text = "".join(
+        f"- {{annotation: bad, conditions: [{{property: x, operator: GT, value: v{i}}}]}}\n" for i in range(80)
+    )
+    with pytest.raises(rules.RulesError) as error:
+        rules.parse_rules(text)
+    assert len(error.value.problems) == rules.MAX_PROBLEMS + 1
+    assert error.value.problems[-1] == "... and 30 more problems"

@@ -1,13 +1,19 @@
 import csv
 import io
 import json
+import warnings
 
 import pytest
+from asgiref.sync import async_to_sync
+from django.test import AsyncClient
 from django.urls import reverse
+from django.utils.html import escape
 
+from properties import export
 from properties.models import Interaction
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 from tests.unit.test_datascreen import add_value
+from tests.unit.test_rules import HOSTILE_RULES
 
 pytestmark = pytest.mark.django_db
 
@@ -100,6 +106,14 @@ def test_rules_page_shows_errors_with_lines_and_keeps_the_saved_rules(client_in,
     assert run.project.annotation_rules == good.strip()
 
 
+@pytest.mark.parametrize(("text", "message"), HOSTILE_RULES)
+def test_hostile_rules_are_a_message_on_the_rules_page(client_in, run, text, message):
+    response = client_in.post(reverse("properties:project-rules", args=[run.project.pk]), {"rules": text})
+    assert response.status_code == 200
+    assert escape(message) in response.content.decode()
+    assert len(response.content) < 200_000 + len(escape(text)), "the page shows the text once, and one message"
+
+
 def test_compare_two_runs_with_charts_and_row_by_row(client_in, run):
     other = RunFactory(project=run.project, name="candidate")
     for i, toxicity in enumerate([0.2, 0.1, 0.9]):
@@ -129,6 +143,31 @@ def test_exports(client_in, run):
     body = b"".join(client_in.get(url, {"runs": [run.pk, other.pk]}).streaming_content)
     assert json.loads(body)[0]["user_interaction_id"] == "row-0"
     assert client_in.get(reverse("properties:run-export", args=[run.pk, "xml"])).status_code == 404
+
+
+FORMULAS = ['=HYPERLINK("http://evil.example","x")', "=cmd|' /C calc'!A0", "+1+2", "-2+3", "@SUM(A1)", "\tx", "\rx"]
+
+
+def test_csv_exports_write_formula_cells_as_text(client_in, run):
+    for i, formula in enumerate(FORMULAS):
+        InteractionFactory(run=run, user_interaction_id=formula, input=f"q{i}", output=formula)
+    body = b"".join(client_in.get(reverse("properties:run-export", args=[run.pk, "csv"])).streaming_content)
+    rows = list(csv.DictReader(io.StringIO(body.decode(), newline="")))[3:]
+    assert [row["output"] for row in rows] == ["'" + formula for formula in FORMULAS]
+    assert [row["user_interaction_id"] for row in rows] == ["'" + formula for formula in FORMULAS]
+    assert rows[0]["input"] == "q0", "text that is not a formula is left alone"
+    json_body = b"".join(client_in.get(reverse("properties:run-export", args=[run.pk, "json"])).streaming_content)
+    assert [record["output"] for record in json.loads(json_body)[3:]] == FORMULAS, "JSON is not a spreadsheet"
+
+
+def test_comparison_csv_keeps_negative_deltas_numbers_and_neutralises_text(client_in, run):
+    other = RunFactory(project=run.project, name="=candidate")
+    add_value(InteractionFactory(run=other, user_interaction_id="row-1", output="-1 point"), "toxicity", value=0.2)
+    url = reverse("properties:compare-export", args=[run.project.pk, "csv"])
+    body = b"".join(client_in.get(url, {"runs": [run.pk, other.pk]}).streaming_content).decode()
+    (row,) = list(csv.DictReader(io.StringIO(body, newline="")))
+    assert row["output (=candidate)"] == "'-1 point"
+    assert float(row["toxicity.output delta"]) == pytest.approx(-0.5)
 
 
 def test_project_page_lists_runs_with_score_and_means_and_pins(client_in, run):
@@ -165,3 +204,22 @@ def test_project_page_shows_the_pii_risk_factors_with_the_projects_overrides(cli
     page = client_in.get(reverse("properties:project-detail", args=[run.project.pk])).content.decode()
     assert "PII Risk factors" in page and "<code>credit_card</code>" in page
     assert "0.25 (this project)" in page
+
+
+def test_exports_stream_under_asgi_without_reading_the_export_whole(user, run, monkeypatch):
+    monkeypatch.setattr(export, "ASYNC_STEP", 2)
+    client = AsyncClient()
+
+    async def download() -> bytes:
+        await client.aforce_login(user)
+        response = await client.get(reverse("properties:run-export", args=[run.pk, "csv"]))
+        return b"".join([chunk async for chunk in response.streaming_content])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Django warns when it must read a sync iterator whole
+        body = async_to_sync(download)()
+    assert [row["user_interaction_id"] for row in csv.DictReader(io.StringIO(body.decode()))] == [
+        "row-0",
+        "row-1",
+        "row-2",
+    ]

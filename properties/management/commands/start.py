@@ -44,7 +44,10 @@ class Command(BaseCommand):
                 sys.executable,
                 "-m",
                 "gunicorn",
-                "evalsite.wsgi:application",
+                # ASGI: the event loop reads request bodies, so slow clients cannot hold the workers.
+                "evalsite.asgi:application",
+                "--worker-class",
+                "uvicorn_worker.UvicornWorker",
                 "--bind",
                 bind,
                 "--workers",

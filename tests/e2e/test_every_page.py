@@ -1,0 +1,73 @@
+"""Every page works under the site's Content-Security-Policy (the page fixture fails on any
+violation), and sends the security headers."""
+
+import re
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from properties.models import PromptProperty
+from tests.e2e.test_data_screen_journey import log_in
+from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
+from tests.unit.test_datascreen import add_value
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def site(live_server):
+    user = UserFactory(username="ada")
+    project = ProjectFactory(owner=user, name="Security tour")
+    baseline, candidate = RunFactory(project=project, name="baseline"), RunFactory(project=project, name="candidate")
+    # Two rows a run: the project page's interval of a mean needs two values (with one, SQLite's
+    # sample standard deviation fails the page: a bug of its own, reported).
+    for run, toxicity in ((baseline, 0.2), (candidate, 0.6)):
+        for row in ("q1", "q2"):
+            interaction = InteractionFactory(run=run, user_interaction_id=row, output=f"{row} of {run.name}")
+            add_value(interaction, "toxicity", value=toxicity)
+    prompt = PromptProperty.objects.create(
+        project=project, name="Polite", property_name="prompt_polite", template="Is it polite? {output}"
+    )
+    interaction = baseline.interactions.first()
+    return {
+        "project list": reverse("properties:project-list"),
+        "project": reverse("properties:project-detail", args=[project.pk]),
+        "rules": reverse("properties:project-rules", args=[project.pk]),
+        "keys": reverse("properties:project-keys", args=[project.pk]),
+        "prompt property": reverse("properties:prompt-property-edit", args=[project.pk, prompt.pk]),
+        "upload": reverse("properties:upload-create", args=[project.pk]),
+        "data screen": reverse("properties:run-detail", args=[baseline.pk]),
+        "interaction": reverse("properties:interaction-detail", args=[interaction.pk]),
+        "compare": reverse("properties:project-compare", args=[project.pk])
+        + f"?runs={baseline.pk}&runs={candidate.pk}",
+        "tokens": reverse("tokens:token-list"),
+    }
+
+
+def test_every_page_runs_under_the_policy(page, live_server, site):
+    log_in(page, live_server, "ada")
+    expect(page.get_by_role("link", name="Security tour")).to_be_visible()
+    for name, path in site.items():
+        response = page.goto(f"{live_server.url}{path}")
+        assert response.status == 200, name
+        headers = response.headers
+        assert "script-src 'self'" in headers["content-security-policy"], name
+        assert "frame-ancestors 'none'" in headers["content-security-policy"], name
+        assert headers["x-content-type-options"] == "nosniff", name
+        assert headers["referrer-policy"] == "same-origin", name
+    page.goto(f"{live_server.url}{site['compare']}")
+    expect(page.locator(".chart .main-svg").first).to_be_visible()  # plotly drew the charts
+    page.get_by_label("Property").select_option("toxicity.output")  # the select submits its form
+    expect(page).to_have_url(re.compile(r"property=toxicity\.output"))
+
+
+def test_the_api_docs_render_from_vendored_files(page, live_server, site):
+    log_in(page, live_server, "ada")
+    expect(page.get_by_role("link", name="Security tour")).to_be_visible()
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(f"{live_server.url}/api/docs")
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("Evalsite API")
+    expect(page.get_by_text("/api/runs/{run_id}/interactions").first).to_be_visible()
+    assert all(url.startswith(live_server.url) for url in requested), requested

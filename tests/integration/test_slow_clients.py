@@ -1,0 +1,196 @@
+"""Slow and oversized request bodies against the embedded default (`manage.py start`) on loopback:
+they cannot block other clients, and the server refuses them without reading them whole."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests import servers
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+SLOW_CLIENTS = 20
+BODY_TIMEOUT = 3
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Iterator[dict]:
+    data_dir = tmp_path_factory.mktemp("slow-clients")
+    port = servers.free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
+    env.update(EVALSITE_DATA_DIR=str(data_dir), SECRET_KEY="slow-clients-test", EVALSITE_REQUEST_BODY_TIMEOUT="3")
+    log = data_dir / "start.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "start", "--no-demo", "--bind", f"127.0.0.1:{port}", "--concurrency", "1"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        servers.wait_until(lambda: _answers(f"{base}/accounts/login/"), process, log, timeout=120)
+        yield {"port": port, "base": base, "token": _api_token(env), "log": log}
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _api_token(env: dict[str, str]) -> tuple[str, int]:
+    script = (
+        "from properties.models import ApiToken, Project, Run;"
+        "from tests.factories import UserFactory;"
+        "user = UserFactory(username='api');"
+        "project = Project.objects.create(name='p'); project.add_member(user, 'owner');"
+        "run = Run.objects.create(project=project, name='r');"
+        "print(ApiToken.issue(user, 't')[1], run.pk)"
+    )
+    output = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    secret, run_id = output.stdout.split()[-2:]
+    return secret, int(run_id)
+
+
+def _connect(port: int) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", port), timeout=10)
+
+
+def _headers(method: str, path: str, *lines: str) -> bytes:
+    return "\r\n".join([f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", *lines, "", ""]).encode()
+
+
+def _response(sock: socket.socket, timeout: float = 5) -> str:
+    """The whole response of a refusal (it closes the connection), however it is split in packets."""
+    sock.settimeout(timeout)
+    data = b""
+    with contextlib.suppress(ConnectionResetError):
+        while chunk := sock.recv(65536):
+            data += chunk
+    return data.decode()
+
+
+def _status_of(sock: socket.socket, timeout: float) -> int:
+    sock.settimeout(timeout)
+    data = b""
+    while b"\r\n" not in data:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return int(data.split(b" ", 2)[1])
+
+
+def test_twenty_trickling_bodies_do_not_slow_a_page(site):
+    assert _answers(f"{site['base']}/accounts/login/")  # warm
+    stop = threading.Event()
+    sockets = []
+    for _ in range(SLOW_CLIENTS):
+        sock = _connect(site["port"])
+        sock.sendall(
+            _headers(
+                "POST", "/accounts/login/", "Content-Type: application/x-www-form-urlencoded", "Content-Length: 1000000"
+            )
+            + b"username="
+        )
+        sockets.append(sock)
+
+    def trickle() -> None:
+        while not stop.wait(0.5):
+            for sock in sockets:
+                with contextlib.suppress(OSError):  # a client the server gave up on
+                    sock.send(b"a")
+
+    trickler = threading.Thread(target=trickle, daemon=True)
+    trickler.start()
+    try:
+        timings = []
+        for _ in range(5):
+            started = time.perf_counter()
+            assert httpx.get(f"{site['base']}/accounts/login/", timeout=5).status_code == 200
+            timings.append(time.perf_counter() - started)
+            time.sleep(0.3)
+        print(f"page times while {SLOW_CLIENTS} bodies trickle: {', '.join(f'{t * 1000:.0f} ms' for t in timings)}")
+        assert max(timings) < 1, timings
+    finally:
+        stop.set()
+        trickler.join()
+        for sock in sockets:
+            sock.close()
+
+
+@pytest.mark.parametrize(
+    ("path", "length", "content_type"),
+    [
+        ("/projects/1/upload/", 1_000_000_000, "text/plain; charset=utf-8"),  # a 1 GB upload
+        ("/api/runs/1/interactions", 11_000_000, "application/json"),
+        ("/accounts/login/", 11_000_000, "text/plain; charset=utf-8"),
+    ],
+)
+def test_a_declared_length_over_the_limit_is_refused_before_the_body_is_sent(site, path, length, content_type):
+    with _connect(site["port"]) as sock:
+        sock.sendall(_headers("POST", path, f"Content-Length: {length}"))
+        started = time.perf_counter()
+        response = _response(sock)
+    assert time.perf_counter() - started < 1
+    assert response.startswith("HTTP/1.1 413"), response
+    assert f"content-type: {content_type}" in response.lower()
+    assert f"the request body is {length} bytes, over the limit of" in response
+
+
+def test_a_chunked_body_is_read_and_one_past_the_limit_is_cut_off(site):
+    secret, run_id = site["token"]
+    auth = f"Authorization: Bearer {secret}"
+    path = f"/api/runs/{run_id}/interactions"
+    small = json.dumps({"interactions": [{"output": "sent chunked"}]}).encode()
+    with _connect(site["port"]) as sock:
+        sock.sendall(_headers("POST", path, auth, "Content-Type: application/json", "Transfer-Encoding: chunked"))
+        sock.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(small), small))
+        assert _status_of(sock, 10) == 200, "the chunked body is read, not taken as empty"
+
+    megabyte = b" " * 1_000_000
+    with _connect(site["port"]) as sock:
+        sock.sendall(_headers("POST", path, auth, "Content-Type: application/json", "Transfer-Encoding: chunked"))
+        sent = 0
+        answered = False
+        while sent < 50_000_000 and not answered:
+            try:
+                sock.sendall(b"%x\r\n%s\r\n" % (len(megabyte), megabyte))
+            except OSError:
+                break  # the server closed the connection
+            sent += len(megabyte)
+            answered = bool(select.select([sock], [], [], 0.05)[0])
+        response = _response(sock)
+    assert response.startswith("HTTP/1.1 413"), response
+    assert "over the limit of 10485760 bytes" in response
+    assert sent <= 13_000_000, f"{sent / 1e6:.0f} MB sent before the server stopped reading"
+
+
+def test_a_stalled_body_is_given_up(site):
+    with _connect(site["port"]) as sock:
+        sock.sendall(_headers("POST", "/accounts/login/", "Content-Length: 100") + b"username=x")
+        started = time.perf_counter()
+        assert _status_of(sock, BODY_TIMEOUT + 5) == 408
+    assert BODY_TIMEOUT - 0.5 < time.perf_counter() - started < BODY_TIMEOUT + 3
