@@ -20,10 +20,13 @@ from typing import Any
 import numpy as np
 
 from properties.scorers.runtime import models
+from properties.scorers.runtime.memo import Memo
 
 PACKAGED_RERANKER = "ms-marco-MiniLM-L-12-v2-int8"
 # The query keeps at most this many tokens, so that a long question cannot crowd out the passage.
 QUERY_TOKENS = 64
+# (query, passage) logits kept per process: a few MB.
+PAIR_MEMO = 200_000
 # Passage window in tokens, half the shared WINDOW_TOKENS: ms-marco was trained on short
 # passages, and a relevant sentence inside 256 tokens of unrelated text is diluted (a 1-sentence
 # answer in filler: 0.58 calibrated at 256 tokens, 0.69 at 128). Windows overlap by the shared
@@ -68,6 +71,8 @@ class OnnxCrossEncoder:
         self.session = onnxruntime.InferenceSession(str(model_path), options, providers=models.onnx_providers())
         self.inputs = {item.name for item in self.session.get_inputs()}
         self.model_id = f"{name}@{models.weights_digest(model_path)}"
+        # A logit is 8 bytes; pairs repeat across properties (retrieval and context relevancy).
+        self.memo: Memo[float] = Memo(capacity=PAIR_MEMO)
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         return list(self.tokenizer.encode(text, add_special_tokens=False).offsets)
@@ -104,10 +109,17 @@ class OnnxCrossEncoder:
         return best, where, counts
 
     def logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """Logit 0 for pairs that fit the window, in batches sorted by length to cut padding."""
-        out = np.zeros(len(pairs), dtype=np.float64)
+        """One logit per pair that fits the window; each distinct pair runs through the model once per
+        process (`memo`)."""
         if not pairs:
-            return out
+            return np.zeros(0, dtype=np.float64)
+        pairs = list(pairs)
+        values = self.memo.compute(pairs, lambda missing: self._logits([pairs[i] for i in missing]).tolist())
+        return np.asarray(values, dtype=np.float64)
+
+    def _logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """The model's logits, in batches sorted by length to cut padding."""
+        out = np.zeros(len(pairs), dtype=np.float64)
         encodings = self.tokenizer.encode_batch(list(pairs))
         order = np.argsort([len(e.ids) for e in encodings], kind="stable")
         for first in range(0, len(order), models.ENCODER_BATCH_SIZE):

@@ -33,6 +33,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from properties.scorers.base import Score, ScorerUnavailable
+from properties.scorers.runtime.memo import Memo
 
 T = TypeVar("T")
 
@@ -40,6 +41,8 @@ T = TypeVar("T")
 # 600 short texts of the toxicity, formality and fluency eval files (best of 2):
 # 8 -> 94/s, 16 -> 126/s, 32 -> 131/s, 64 -> 128/s, 128 -> 92/s. Batches are sorted by length.
 ENCODER_BATCH_SIZE = 32
+# Window embeddings kept per process (about 30 MB for MiniLM's 384 floats).
+EMBEDDING_MEMO = 20_000
 # MiniLM and bge-small were trained on sequences up to 256 / 512 tokens; 256 keeps attention cost
 # (quadratic in length) low. Windows overlap by 64 tokens so that a sentence cut at a window edge
 # is seen whole in the next window.
@@ -258,6 +261,8 @@ class OnnxEncoder:
         self.session = onnxruntime.InferenceSession(str(model_path), options, providers=onnx_providers())
         self.inputs = {item.name for item in self.session.get_inputs()}
         self.model_id = f"{name}@{weights_digest(model_path)}"
+        # Sentences and outputs that several properties embed (1.5 KB each for MiniLM).
+        self.memo: Memo[np.ndarray] = Memo(capacity=EMBEDDING_MEMO)
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         return list(self.tokenizer.encode(text, add_special_tokens=False).offsets)
@@ -269,7 +274,18 @@ class OnnxEncoder:
         return _normalise(pooled).astype(np.float32)
 
     def encode_windows(self, texts: Sequence[str]) -> np.ndarray:
-        """Embeddings of texts that fit the window, in batches sorted by length to cut padding."""
+        """Embeddings of texts that fit the window; each distinct text runs through the model once per
+        process (`memo`)."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        vectors = self.memo.compute(
+            texts, lambda missing: [row.copy() for row in self._encode_windows([texts[i] for i in missing])]
+        )
+        return np.stack(vectors)
+
+    def _encode_windows(self, texts: Sequence[str]) -> np.ndarray:
+        """The model's embeddings, in batches sorted by length to cut padding."""
         encodings = self.tokenizer.encode_batch(list(texts))
         order = np.argsort([len(e.ids) for e in encodings], kind="stable")
         out = np.zeros((len(texts), 0), dtype=np.float32)
