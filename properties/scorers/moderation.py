@@ -97,8 +97,8 @@ class Moderation(Scorer, metaclass=JudgedWhenModelNamed):
 
     @staticmethod
     def to_score(toxicity: Score, category: tuple[str, dict[str, float]] | None) -> Score:
-        if not toxicity.ok:
-            return toxicity
+        if not toxicity.ok or not toxicity.applicable:
+            return toxicity  # an error, or an empty text: not applicable, as for Toxicity
         details: dict[str, Any] = {
             "flagged": category is not None,
             "categories": {category[0]: True} if category else {},

@@ -52,10 +52,14 @@ class Calibration:
         return 1.0 / (1.0 + np.exp(-z))
 
 
-def load_calibration(prop: str, path: Path = CALIBRATION) -> Calibration:
+def load_calibration(prop: str, path: Path = CALIBRATION, passages: str = "sentence") -> Calibration:
+    """The logistic map of the cross-encoder's logit for `sentence` passages (an output, Relevance)
+    or for `chunk` passages (a chunk of a document among others: Retrieval Relevance, Context
+    Relevancy), both fitted by `python -m properties.training.relevance`."""
     try:
         data = json.loads(path.read_text())
-        return Calibration(float(data["slope"]), float(data["intercept"]), str(data.get("model", "")))
+        fit = data if passages == "sentence" else data[passages]
+        return Calibration(float(fit["slope"]), float(fit["intercept"]), str(data.get("model", "")))
     except (OSError, ValueError, KeyError) as exc:
         raise models.unavailable(
             prop,

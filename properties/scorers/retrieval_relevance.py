@@ -6,8 +6,9 @@ user's input, 0 to 1, with the most relevant chunks of each document as evidence
    sentences up to that length. A chunk still longer than the cross-encoder's window is windowed
    by the runtime and scored by its best window.
 2. Each chunk is scored against the input twice:
-   - semantic: the packaged ms-marco cross-encoder logit, calibrated to 0-1 by the Relevance
-     calibration (`artifacts/relevance.json`, the same question-vs-passage task);
+   - semantic: the packaged ms-marco cross-encoder logit, calibrated to 0-1 by the chunk fit of the
+     Relevance calibration (`artifacts/relevance.json`: question vs a chunk-sized passage holding
+     the answering sentence among others, where the logit runs lower than for the sentence alone);
    - lexical: the share of the input's words that the chunk contains, each word weighted by its
      rarity among the interaction's chunks (BM25's idf), so 0 to 1 on an absolute scale: a lone
      chunk sharing one common word with the question stays low.
@@ -151,7 +152,7 @@ def score_chunks(
     if not passages:
         return {}
     logits, _, _ = cross_encoder.packaged_reranker(prop).best_windows(queries, passages)
-    probabilities = load_calibration(prop).probability(logits)
+    probabilities = load_calibration(prop, passages="chunk").probability(logits)
     scored: dict[int, list[ScoredChunk]] = {}
     for (item, d, start, end), probability in zip(where, probabilities, strict=True):
         scored.setdefault(item, []).append(ScoredChunk(d, start, end, float(probability)))
