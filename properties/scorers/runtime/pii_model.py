@@ -1,11 +1,17 @@
 """Named-entity models for PII Risk: the packaged Rampart PII token classifier (ONNX), or a user's
 Hugging Face token-classification model. Both return (start, end, type, confidence) entities
 with character offsets into the text, types already mapped to the risk table's names.
+
+An entity never splits a word: a model labels word pieces ("151", "##9"), a reader sees words
+("1519"). Rampart's labels are read per word (the mean of its pieces' probabilities), and a user's
+model's spans are widened to the words they touch.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,8 +31,9 @@ RAMPART_WINDOW_OVERLAP = 32
 # 8 -> 129/s, 16 -> 107/s, 32 -> 98/s, 64 -> 96/s: short windows gain little from batching, and
 # longer batches pad more.
 RAMPART_BATCH_SIZE = 8
-# A token counts as part of an entity at this softmax probability or more (Rampart's default).
-TOKEN_THRESHOLD = 0.5
+# A word counts as part of an entity when the mean probability of its pieces for one type (B- and
+# I- together) reaches this (Rampart's per-token default) and beats "O".
+WORD_THRESHOLD = 0.5
 # Rampart's labels (BIO prefix removed) -> the risk table's types. Name parts and address parts
 # become one entity each when adjacent (see merge_adjacent).
 RAMPART_TYPES = {
@@ -90,10 +97,11 @@ class RampartModel:
         weights = folder / "onnx" / "model_q4.onnx"
         self.session = onnxruntime.InferenceSession(str(weights), providers=models.onnx_providers())
         self.inputs = {item.name for item in self.session.get_inputs()}
+        self.kind_names, self.kind_matrix = kind_matrix(self.labels)
         self.model_id = f"{RAMPART_NAME}@{models.weights_digest(weights)}"
 
     def entities(self, texts: Sequence[str]) -> list[list[Entity]]:
-        """Entities of each text: every token window classified, BIO runs joined into spans."""
+        """Entities of each text: every token window classified, words labelled, runs joined into spans."""
         windows: list[tuple[int, list[int], list[tuple[int, int]]]] = []
         for index, text in enumerate(texts):
             encoding = self.tokenizer.encode(text, add_special_tokens=False)
@@ -105,13 +113,15 @@ class RampartModel:
                 if last >= len(encoding.ids):
                     break
                 first += step
+        words = [word_bounds(text) for text in texts]
         found: list[list[Entity]] = [[] for _ in texts]
         order = sorted(range(len(windows)), key=lambda i: len(windows[i][1]))
         for start in range(0, len(order), RAMPART_BATCH_SIZE):
             batch = [windows[i] for i in order[start : start + RAMPART_BATCH_SIZE]]
             probs = self._forward([ids for _, ids, _ in batch])
             for (index, ids, offsets), row in zip(batch, probs, strict=True):
-                found[index].extend(self._spans(texts[index], offsets, row[1 : len(ids) + 1]))
+                kinds = row[1 : len(ids) + 1] @ self.kind_matrix
+                found[index].extend(self._spans(texts[index], words[index], offsets, kinds))
         return [dedupe(entities) for entities in found]
 
     def _forward(self, sequences: list[list[int]]) -> np.ndarray:
@@ -129,34 +139,90 @@ class RampartModel:
         exp = np.exp(logits - logits.max(axis=-1, keepdims=True))
         return exp / exp.sum(axis=-1, keepdims=True)
 
-    def _spans(self, text: str, offsets: Sequence[tuple[int, int]], probs: np.ndarray) -> list[Entity]:
+    def _spans(
+        self, text: str, words: list[tuple[int, int]], offsets: Sequence[tuple[int, int]], kinds: np.ndarray
+    ) -> list[Entity]:
+        """Label each word by the mean of its pieces' type probabilities; join runs of one type."""
+        starts = [start for start, _ in words]
+        totals = np.zeros((len(words), kinds.shape[1]))
+        counts = np.zeros(len(words))
+        for (start, end), row in zip(offsets, kinds, strict=True):
+            word = bisect.bisect_right(starts, start) - 1
+            # Pieces outside every word are the punctuation around it ("(", "," after a name).
+            if end > start and word >= 0 and start < words[word][1]:
+                totals[word] += row
+                counts[word] += 1
         spans: list[Entity] = []
-        current: list = []  # [start, end, type, [token probabilities]]
-        for (start, end), row in zip(offsets, probs, strict=True):
-            if end <= start:
-                continue
-            label = self.labels[int(row.argmax())]
-            kind = RAMPART_TYPES.get(label[2:]) if label != "O" else None
-            if kind is None or row.max() < TOKEN_THRESHOLD:
+        current: list = []  # [start, end, type, [word probabilities]]
+        for word in np.flatnonzero(counts):
+            mean = totals[word] / counts[word]
+            best = int(mean.argmax())
+            start, end = words[word]
+            if best == 0 or mean[best] < WORD_THRESHOLD:
                 current = _close(current, spans)
                 continue
-            joins = (
-                current and current[2] == kind and not label.startswith("B-") and not text[current[1] : start].strip()
-            )
-            if joins:
+            kind = self.kind_names[best]
+            if current and current[2] == kind and not text[current[1] : start].strip():
                 current[1] = end
-                current[3].append(float(row.max()))
+                current[3].append(float(mean[best]))
             else:
                 _close(current, spans)
-                current = [start, end, kind, [float(row.max())]]
+                current = [start, end, kind, [float(mean[best])]]
         _close(current, spans)
         return merge_adjacent(text, spans)
+
+
+def kind_matrix(labels: dict[int, str]) -> tuple[list[str], np.ndarray]:
+    """The risk-table types ("O" first) and a labels x types matrix that sums B- and I- labels of a type."""
+    names = ["O", *sorted(set(RAMPART_TYPES.values()))]
+    matrix = np.zeros((len(labels), len(names)))
+    for index, label in labels.items():
+        kind = RAMPART_TYPES.get(label[2:]) if label != "O" else "O"
+        if kind is not None:
+            matrix[index, names.index(kind)] = 1.0
+    return names, matrix
 
 
 def _close(current: list, spans: list[Entity]) -> list:
     if current:
         spans.append((current[0], current[1], current[2], float(np.mean(current[3]))))
     return []
+
+
+_NON_SPACE = re.compile(r"\S+")
+# Punctuation around a word that belongs to the sentence, not to the entity.
+_OPENING = "\"'“‘«[{<"
+_CLOSING = ".,;:!?\"'”’»]}>"
+_POSSESSIVE = ("'s", "’s")
+
+
+def word_bounds(text: str) -> list[tuple[int, int]]:
+    """Words as a reader sees them: runs of non-space characters, less the punctuation around them
+    and a possessive 's. "8,849", "1519", "(415)", "sarah.miller@gmail.com" are one word each."""
+    bounds = []
+    for match in _NON_SPACE.finditer(text):
+        start, end = match.span()
+        while start < end and (text[start] in _OPENING or (text[start] == "(" and ")" not in text[start:end])):
+            start += 1
+        while end > start and (text[end - 1] in _CLOSING or (text[end - 1] == ")" and "(" not in text[start:end])):
+            end -= 1
+        if text[start:end].endswith(_POSSESSIVE) and end - start > 2:
+            end -= 2
+        if start < end:
+            bounds.append((start, end))
+    return bounds
+
+
+def widen_to_words(text: str, spans: list[Entity]) -> list[Entity]:
+    """A user's model may label part of a word ("151" of "1519"): widen each span to the words it touches."""
+    words = word_bounds(text)
+    widened = []
+    for start, end, kind, confidence in spans:
+        touched = [(first, last) for first, last in words if first < end and last > start]
+        if touched:
+            start, end = min(start, touched[0][0]), max(end, touched[-1][1])
+        widened.append((start, end, kind, confidence))
+    return widened
 
 
 # Name parts (given name, surname) and address parts (number, street, unit) arrive as separate
@@ -167,6 +233,8 @@ _JOINABLE = {"person_name", "street_address"}
 def merge_adjacent(text: str, spans: list[Entity]) -> list[Entity]:
     merged: list[Entity] = []
     for span in sorted(spans):
+        if merged and span[0] < merged[-1][1]:  # widened spans of one word: keep the first reading
+            continue
         if merged:
             start, end, kind, confidence = merged[-1]
             gap = text[end : span[0]]
@@ -225,5 +293,5 @@ class HFTokenClassifier:
                 kind = self.label_map.get(str(item["entity_group"]).upper())
                 if kind is not None:
                     spans.append((int(item["start"]), int(item["end"]), kind, float(item["score"])))
-            out.append(merge_adjacent(text, spans))
+            out.append(merge_adjacent(text, widen_to_words(text, spans)))
         return out

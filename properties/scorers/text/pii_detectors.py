@@ -10,7 +10,20 @@ from __future__ import annotations
 import ipaddress
 import re
 
+from properties.scorers.text.quantities import follows_a_version_word
+
 Detection = tuple[int, int, str, float]
+
+# What each detector checked, in the words of a span's note.
+HOW_FOUND = {
+    "email": "a well-formed address",
+    "credit_card": "Luhn checksum valid",
+    "iban": "mod-97 checksum valid",
+    "ssn": "valid area, group and serial",
+    "ip_address": "a valid IP address",
+    "phone": "a phone number format",
+    "date_of_birth": "a date after 'born' or 'date of birth'",
+}
 
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")
 _CARD = re.compile(r"\b\d(?:[ -]?\d){12,18}\b")
@@ -47,11 +60,16 @@ def detect(text: str) -> list[Detection]:
             found.append((match.start(), match.end(), "credit_card", 0.99))
     found += [(m.start(), m.end(), "iban", 0.99) for m in _IBAN.finditer(text) if iban_valid(m.group())]
     found += [(m.start(), m.end(), "ssn", 0.9) for m in _SSN.finditer(text)]
-    found += [(m.start(), m.end(), "ip_address", 0.95) for m in _IPV4.finditer(text) if _is_ip(m.group())]
+    found += [(m.start(), m.end(), "ip_address", 0.95) for m in _IPV4.finditer(text) if _is_host(text, m)]
     found += [(m.start(), m.end(), "ip_address", 0.95) for m in _IPV6.finditer(text) if _is_ip(m.group())]
     found += [(m.start(), m.end(), "phone", 0.85) for m in _PHONE.finditer(text)]
     found += [(m.start(1), m.end(1), "date_of_birth", 0.9) for m in _DOB.finditer(text)]
     return found
+
+
+def _is_host(text: str, match: re.Match[str]) -> bool:
+    """A valid IPv4 address that no version word names ("driver version 10.4.0.2" is a release)."""
+    return _is_ip(match.group()) and not follows_a_version_word(text, match.start())
 
 
 def _is_ip(candidate: str) -> bool:

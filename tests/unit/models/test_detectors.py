@@ -27,3 +27,8 @@ def test_detectors_find_what_they_validate() -> None:
 
 def test_detectors_reject_what_does_not_validate() -> None:
     assert kinds("Order 4111 1111 1111 1112 and version 1.2.3.999 shipped.") == {}
+
+
+def test_a_dotted_version_number_is_not_an_ip_address() -> None:
+    assert kinds("Install driver version 10.4.0.2, then firmware 2.1.0.7.") == {}
+    assert kinds("The request came from 10.4.0.2.")["ip_address"] == "10.4.0.2"
