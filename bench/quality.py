@@ -22,6 +22,7 @@ from typing import Any
 from bench.metrics import roc_auc
 from properties.scorers import registry
 from properties.scorers.base import Scorer, as_score, full_context
+from properties.scorers.runtime import models
 
 DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "shared" / "data" / "eval"
 
@@ -143,6 +144,7 @@ def evaluate(path: Path, entry: Entry, batch_size: int) -> dict[str, Any]:
     # Warm up on the first row with all its columns, so that every model a property uses (some
     # load only once there is a context) is loaded before the clock starts.
     scorer.run_batch(*batch_arguments(scorer, entry, rows[:1]))
+    models.clear_memos()  # items/s of this property's own model calls, not of another file's results
     started = time.perf_counter()
     values: list[float | None] = []
     for first in range(0, len(rows), batch_size):

@@ -89,6 +89,16 @@ def conversion_cache() -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".cache" / "evalsite" / "models"
 
 
+def clear_memos() -> None:
+    """Forget the kept results of every loaded model (`memo.Memo`), keeping the models: a benchmark
+    times the model's work, not a lookup of what an earlier run already computed."""
+    with _lock:
+        for model in _cache.values():
+            memo = getattr(model, "memo", None)
+            if memo is not None:
+                memo.clear()
+
+
 def clear_cache() -> None:
     """Forget loaded models (tests; a worker that must free memory)."""
     with _lock:
