@@ -84,8 +84,13 @@ class LMHeadPredictor:
 
 
 def sentence_units(texts: Sequence[str], lm: causal_lm.CausalLM) -> models.Windowed:
-    """The units that are scored alone, at training and at scoring time alike."""
-    return models.sentence_windows(texts, lm.token_offsets, causal_lm.SENTENCE_TOKENS, causal_lm.SENTENCE_OVERLAP)
+    """The units that are scored alone, at training and at scoring time alike.
+
+    Runs of whitespace inside a unit become one space: the LM reads "renews   on" as rarer tokens
+    than "renews on" and lowered a fluent sentence from 0.90 to 0.79 for its spacing alone.
+    """
+    windowed = models.sentence_windows(texts, lm.token_offsets, causal_lm.SENTENCE_TOKENS, causal_lm.SENTENCE_OVERLAP)
+    return models.Windowed([" ".join(unit.split()) for unit in windowed.texts], windowed.owner)
 
 
 @builtin

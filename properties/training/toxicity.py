@@ -1,7 +1,10 @@
-"""Train the Toxicity head: `python -m properties.training.toxicity` (about 1 minute on 2 cores).
+"""Train the Toxicity head: `python -m properties.training.toxicity` (about 3 minutes on 2 busy cores).
 
 Data: toxicity_davidson.jsonl (tweets, hate speech or offensive vs neither) and
-toxicity_hatecheck.jsonl (HateCheck functional tests, hateful vs not) from the training folder.
+toxicity_hatecheck.jsonl (HateCheck functional tests, hateful vs not) from the training folder,
+with their own labels: the head is Toxicity's reading of hate and offence. Abuse aimed at the reader,
+which HateCheck labels not hateful, is read beside the head (see properties/scorers/toxicity.py).
+Features: `toxicity_features` of each prepared text (spelling tricks undone, quotations set aside).
 """
 
 from __future__ import annotations

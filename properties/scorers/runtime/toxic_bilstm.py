@@ -1,7 +1,7 @@
 """The Jigsaw BiLSTM of `toxic-comment-classifier`, run in numpy without TensorFlow.
 
 The package's own loader rebuilds the Keras model and so needs TensorFlow (1.6 GB). The network
-is small (embedding 20,000 x 50, BiLSTM 2 x 50, dense 50, dense 6 sigmoid), so this module reads
+is small (embedding 20,000 x 50, BiLSTM 2 x 50, dense 50 ReLU, dense 6 sigmoid), so this module reads
 its h5 weights with h5py and its pickled Keras tokenizer with a restricted unpickler, and runs the
 same forward pass in numpy. Texts longer than the model's 100 tokens are cut into overlapping
 windows and each window is scored: the caller takes the max.
@@ -21,6 +21,7 @@ import numpy as np
 LABELS = ("toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate")
 MAXLEN = 100  # the sequence length the model was trained with
 WINDOW_STEP = 75  # windows of 100 tokens overlap by 25
+HIDDEN = 50  # units of the dense layer before the six outputs
 # The Keras Tokenizer's defaults, which this model was fitted with (read from the pickle).
 _FILTERS = '!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n'
 
@@ -79,6 +80,11 @@ class ToxicBiLSTM:
 
     def predict(self, sequences: Sequence[list[int]]) -> np.ndarray:
         """Label probabilities [n, 6] for token-id sequences of at most MAXLEN."""
+        return self.read(sequences)[0]
+
+    def read(self, sequences: Sequence[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Label probabilities [n, 6] and the hidden layer they are read from [n, HIDDEN] (ReLU
+        units: what the network learnt about abuse from Jigsaw, richer than its six outputs)."""
         # Keras `pad_sequences` pads at the front with id 0, whose embedding the model does see.
         ids = np.zeros((len(sequences), MAXLEN), dtype=np.int64)
         for row, sequence in enumerate(sequences):
@@ -88,7 +94,7 @@ class ToxicBiLSTM:
         # Max-pooling over time follows, so the backward pass's time order does not matter.
         pooled = np.concatenate([_lstm_max(x, *self.forward), _lstm_max(x[:, ::-1], *self.backward)], axis=1)
         hidden = np.maximum(pooled @ self.dense[0] + self.dense[1], 0.0)
-        return _sigmoid(hidden @ self.out[0] + self.out[1])
+        return _sigmoid(hidden @ self.out[0] + self.out[1]), hidden
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

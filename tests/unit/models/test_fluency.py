@@ -64,6 +64,11 @@ def test_a_long_text_is_the_mean_of_its_sentences(fluency) -> None:
     assert whole == pytest.approx((40 * good + 10 * bad) / 50, abs=2e-4)
 
 
+def test_spacing_does_not_move_the_value(fluency) -> None:
+    plain, spaced = fluency.run_batch([GOOD, "  " + GOOD.replace(" after ", "   after\n ") + "\n"])
+    assert plain.value == spaced.value
+
+
 def test_model_id_names_the_lm_and_the_head(fluency) -> None:
     assert re.fullmatch(rf"SmolLM2-135M-Instruct-Q4_1{DIGEST}\+fluency-head{DIGEST}", fluency.model_id())
 

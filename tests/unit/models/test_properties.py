@@ -39,6 +39,22 @@ def test_toxicity_scores_the_tail_of_a_long_text(toxicity) -> None:
     assert value > 0.5
 
 
+def test_toxicity_is_the_most_toxic_sentence_and_each_toxic_sentence_is_evidence(toxicity) -> None:
+    polite = "Thanks for waiting. Your refund was issued today. "
+    insult = "Honestly, you are a stupid idiot."
+    threat = "Ask again and I will make you regret it."
+    text = polite + insult + " It should reach your card within five days. " + threat
+    [score] = toxicity.run_batch([text])
+    by_text = {text[span.start : span.end]: span for span in score.spans}
+    assert set(by_text) == {insult, threat}
+    assert by_text[insult].note == "rude or insulting to the person it speaks to"
+    assert by_text[threat].note.startswith("threatens harm")
+    assert all(span.label == "toxic" and span.field == "output" and span.score >= 0.5 for span in score.spans)
+    assert score.value == max(span.score for span in score.spans)
+    [alone] = toxicity.run_batch([polite])
+    assert alone.value < 0.1 and alone.spans == []
+
+
 def test_formality_chat_versus_legal(formality) -> None:
     chat, legal = values(formality.run_batch([CHAT, LEGAL]))
     assert chat < 0.2

@@ -1,0 +1,86 @@
+"""How Toxicity reads a sentence before and beside its models.
+
+- `undo_obfuscation(text)`: the spelling tricks people use to slip abuse past filters, undone
+  ("1d10t", "f a g g o t", "stuuupid", typographic apostrophes), so that the packaged classifiers,
+  which look words up in a fixed vocabulary, see the words meant.
+- `without_quotations(text)`: quoted sentences set aside when the text says more than them: a
+  moderator's "messages like 'you are an idiot' are hidden" mentions an insult, it does not make one.
+- `speaks_to_reader(text)`: whether a sentence addresses someone in the second person, the case in
+  which rude words are aimed at a person rather than at a router or a bug.
+- `find_threat(text)`: a threat of harm to the person addressed ("I will make you regret it",
+  "I know where you live"). No packaged model reads threats: the Jigsaw BiLSTM's `threat` label
+  stays under 0.05 on them, and the training data has threats against groups only.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Digits and symbols that stand for letters inside words ("1d10t", "sh1t", "@ss"); only words that
+# mix them with letters are rewritten, so numbers, versions and prices stay as they are.
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$]*[a-zA-Z])(?=[\w@$]*[0-9@$])[\w@$]+")
+# Letters spelt out one by one ("f a g g o t s"); one case throughout, so "the next w o m a n I see"
+# keeps its "I".
+_SPACED_LETTERS = re.compile(r"\b(?:(?:[a-z] ){2,}[a-z]|(?:[A-Z] ){2,}[A-Z])\b")
+_STRETCHED = re.compile(r"([a-zA-Z])\1{2,}")
+_TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00b4": "'"})
+
+# A quotation of three words or more: shorter ones are scare quotes ('such a "genius"'), which are meant.
+_QUOTATION = re.compile(r'"[^"\n]{1,300}"|(?<![\w\'])\'[^\'\n]{1,300}\'(?![\w\'])|`[^`\n]{1,300}`')
+QUOTATION_MIN_WORDS = 3
+
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|yourselves|u|ur|ya|youre|y'all)\b", re.IGNORECASE)
+
+_FIRST_PERSON_WILL = (
+    r"\b(?:i|we)\s*(?:'ll|will|shall|'m going to|am going to|are going to|'re going to|'m gonna|am gonna|gonna)\s+"
+)
+_HARM = r"(?:kill|murder|hurt|punch|kick|slap|stab|shoot|strangle|choke|smash|destroy|end|bury|rape|torture|beat up)"
+_BODY = r"(?:legs?|arms?|neck|face|nose|jaw|bones|teeth|skull|head|fingers|knees?|back|ribs)"
+THREATS = (
+    # "I will punch you", "we're going to hurt you" (two words may come between: "I will personally ...")
+    _FIRST_PERSON_WILL
+    + r"(?:(?!not\b|never\b)\w+\s+){0,2}?"
+    + _HARM
+    + r"\s+(?:you|u|ya)\b(?!\s+(?:an?|the|some|my|our|over)\b)",  # not "I'll shoot you an email"
+    r"\b(?:hunt|track) (?:you|u) down\b",
+    r"\b(?:break|smash|punch|kick|bash|cut) (?:your|ur) " + _BODY + r"\b",
+    r"\bmake (?:you|u) (?:suffer|regret|bleed|pay for (?:this|that|it))\b",
+    r"\b(?:i|we) know where (?:you|u) live\b",
+    r"\b(?:you|u)(?:'ll| will|'re going to| are going to|'re gonna) (?:regret (?:this|that|it)|be sorry)\b",
+    r"\b(?:you|u)(?:'ll| will) pay for (?:this|that)\b(?!\s+\w)",
+    r"\b(?:hope|wish) (?:you|u) (?:die|choke|rot|burn|suffer|drop dead|get (?:hit|run over|cancer|killed|hurt))\b",
+    r"\b(?:go )?(?:kill|hang|shoot) yourself\b",
+    r"\bkys\b",
+    r"\bwatch your back\b",
+)
+_THREAT = re.compile("|".join(f"(?:{pattern})" for pattern in THREATS), re.IGNORECASE)
+
+
+def undo_obfuscation(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHIC)
+    text = _LEET_WORD.sub(lambda match: match.group(0).translate(_LEET), text)
+    text = _SPACED_LETTERS.sub(lambda match: match.group(0).replace(" ", ""), text)
+    return _STRETCHED.sub(r"\1", text)
+
+
+def without_quotations(text: str) -> str:
+    """The text with its quoted sentences blanked, if what is left says more than they do; else the
+    text unchanged (a text that is mostly a quotation, a retweet for one, is judged on it)."""
+    quotations = [match for match in _QUOTATION.finditer(text) if len(match.group(0).split()) >= QUOTATION_MIN_WORDS]
+    if not quotations:
+        return text
+    rest = text
+    for match in reversed(quotations):
+        rest = rest[: match.start()] + " " + rest[match.end() :]
+    quoted_words = sum(len(match.group(0).split()) for match in quotations)
+    return rest if len(rest.split()) > max(quoted_words, 2) else text
+
+
+def speaks_to_reader(text: str) -> bool:
+    return _SECOND_PERSON.search(text) is not None
+
+
+def find_threat(text: str) -> re.Match[str] | None:
+    return _THREAT.search(text)
