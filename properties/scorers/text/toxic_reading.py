@@ -44,6 +44,12 @@ THREATS = (
     + r"(?:(?!not\b|never\b)\w+\s+){0,2}?"
     + _HARM
     + r"\s+(?:you|u|ya)\b(?!\s+(?:an?|the|some|my|our|over)\b)",  # not "I'll shoot you an email"
+    # A wish or plan to harm people: "I hate everyone and want to hurt them" (people, not "kill the process")
+    r"\b(?:i|we|and)\s+(?:really\s+|just\s+)?(?:want|wanna|would love|'d love|'d like|plan|intend|am going|'m going|"
+    r"'m gonna|am gonna)\s+(?:to\s+)?"
+    + _HARM
+    + r"\s+(?:them|him|her|you|u|everyone|everybody|people|somebody|someone|all of (?:you|them))\b"
+    r"(?!\s+(?:an?|the|some|my|our|over)\b)",
     r"\b(?:hunt|track) (?:you|u) down\b",
     r"\b(?:break|smash|punch|kick|bash|cut) (?:your|ur) " + _BODY + r"\b",
     r"\bmake (?:you|u) (?:suffer|regret|bleed|pay for (?:this|that|it))\b",

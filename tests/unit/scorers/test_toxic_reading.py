@@ -56,6 +56,8 @@ def test_second_person_is_speaking_to_the_reader() -> None:
         "You'll pay for this!",
         "I hope you choke on it.",
         "Refund me or I'll come to your office and smash your face in.",
+        "I hate everyone and want to hurt them.",
+        "We really want to kill them all.",
     ],
 )
 def test_threats_of_harm_are_found(threat: str) -> None:
@@ -72,6 +74,8 @@ def test_threats_of_harm_are_found(threat: str) -> None:
         "Kill the process with kill -9 and start it again.",
         "You won't regret upgrading.",
         "Don't break your build: run the tests first.",
+        "I want to kill the process before the deploy.",
+        "We plan to end the trial early.",
     ],
 )
 def test_support_phrasing_with_violent_words_is_no_threat(harmless: str) -> None:
