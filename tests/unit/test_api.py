@@ -189,11 +189,13 @@ def test_openapi_schema_is_served(client):
 
 def test_token_page_shows_a_new_token_once_and_revokes(client, user):
     client.force_login(user)
-    created = client.post("/settings/api-tokens/", {"name": "ci"})
+    created = client.post("/settings/api-tokens/", {"name": "ci"}, follow=True)
+    assert created.redirect_chain == [("/settings/api-tokens/", 302)], "a reload must not create a second token"
     secret = created.context["new_secret"]
     assert secret in created.content.decode()
     listing = client.get("/settings/api-tokens/").content.decode()
     assert "ci" in listing and secret not in listing
+    assert ApiToken.objects.filter(user=user).count() == 1
     token = ApiToken.objects.get(user=user)
     other = UserFactory()
     client.force_login(other)
