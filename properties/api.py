@@ -21,7 +21,7 @@ from django.utils import timezone
 from ninja import Field, NinjaAPI, Query, Schema, Status
 from ninja.security import HttpBearer
 
-from properties import ingest, scoring
+from properties import datascreen, ingest, scoring
 from properties.models import (
     ApiToken,
     Interaction,
@@ -243,9 +243,12 @@ def filter_interactions(interactions: QuerySet[Interaction], filters: list[str])
                 400, f"bad filter {text!r}: write property[.input|.output] OP number, e.g. toxicity.output<0.1"
             )
         name, field, op, number = match.groups()
-        values = PropertyValue.objects.filter(
-            interaction=OuterRef("pk"), property_name=name, field=field or "interaction", status="ok"
-        )
+        if not field:
+            try:
+                name, field = datascreen.split_address(name)
+            except datascreen.FilterError as exc:
+                raise ApiError(400, f"bad filter {text!r}: {exc}") from None
+        values = PropertyValue.objects.filter(interaction=OuterRef("pk"), property_name=name, field=field, status="ok")
         if op == "!=":
             values = values.exclude(value=float(number)).filter(value__isnull=False)
         else:

@@ -178,7 +178,9 @@ def _condition(node: yaml.Node, problems: list[str]) -> Condition | None:
         return None
     if isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
-    return Condition(str(address), prop, field_name, op, value)
+    # The address as values are keyed: `content_type` is stored as `content_type.output`.
+    normalised = prop if field_name in ("interaction", "") else f"{prop}.{field_name}"
+    return Condition(normalised, prop, field_name, op, value)
 
 
 def addresses(blocks: Iterable[Block]) -> set[tuple[str, str]]:

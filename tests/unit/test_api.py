@@ -146,6 +146,25 @@ def test_interactions_filter_on_property_ranges_and_annotation(client, user, aut
     assert both.json()["count"] == 1
     bad = client.get(url, {"filter": "toxicity<<1"}, **auth)
     assert bad.status_code == 400 and "bad filter" in bad.json()["detail"]
+    # A property with a value per field must name the field; the answer shows how.
+    ambiguous = client.get(url, {"filter": "toxicity<0.1"}, **auth)
+    assert ambiguous.status_code == 400
+    assert "write toxicity.input or toxicity.output" in ambiguous.json()["detail"]
+
+
+def test_a_property_scored_on_one_field_needs_no_field_name(client, user, auth):
+    run = RunFactory(project=ProjectFactory(owner=user))
+    for interaction, valid in zip(InteractionFactory.create_batch(2, run=run), [1.0, 0.0], strict=True):
+        PropertyValue.objects.create(
+            interaction=interaction,
+            run=run,
+            property_name="valid_json",
+            field="output",
+            value=valid,
+            scorer_version="1",
+        )
+    found = client.get(f"/api/runs/{run.pk}/interactions", {"filter": "valid_json=1"}, **auth).json()
+    assert [item["properties"]["valid_json.output"] for item in found["items"]] == [1.0]
 
 
 def test_run_summary_has_means_and_annotation_counts(client, user, auth):
