@@ -117,12 +117,15 @@ def test_start_scoring_and_read_progress(client, user, auth, django_capture_on_c
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = post(client, f"/api/runs/{run.pk}/score", {"properties": ["word_count"]}, auth)
     assert response.status_code == 202
-    assert len(callbacks) == 1  # the chunk is enqueued after commit
+    assert len(callbacks) == 1  # the planning task is handed to a worker after commit
     job = response.json()
-    assert (job["status"], job["total"], job["properties"]) == ("pending", 3, ["word_count"])
+    assert (job["status"], job["total"], job["properties"]) == ("planning", 0, ["word_count"])
     from properties import scoring
 
-    scoring.score_chunk(ScoringJob.objects.get(pk=job["id"]).chunks.get().pk)
+    stored = ScoringJob.objects.get(pk=job["id"])
+    scoring.plan_chunks(stored.chunks.get(kind="plan").pk)
+    assert client.get(f"/api/jobs/{job['id']}", **auth).json()["total"] == 3
+    scoring.score_chunk(stored.chunks.get(kind="score").pk)
     progress = client.get(f"/api/jobs/{job['id']}", **auth).json()
     assert (progress["status"], progress["done"], progress["percent"]) == ("done", 3, 100)
 
