@@ -128,6 +128,8 @@ def prompt_property_edit(request: HttpRequest, pk: int, prompt_pk: int | None = 
             return _save_prompt_property(request, project, form)
         unsaved = form.save(commit=False)
         context["preview"] = previews.start_preview(project, request.user, unsaved, form.cleaned_data["new_api_key"])
+        if not request.htmx:  # a plain form post: redirected, so that a reload starts no second preview
+            return redirect("properties:prompt-preview", pk=project.pk, preview_pk=context["preview"].pk)
     template = "properties/prompt_property_edit.html"
     if request.htmx and "preview" in request.POST:
         template += "#preview"
