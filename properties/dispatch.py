@@ -36,7 +36,8 @@ def send(chunk_ids: list[int]) -> int:
     """Publish the tasks of these open chunks; returns how many the broker accepted."""
     sent = 0
     for start in range(0, len(chunk_ids), SEND_BATCH):
-        batch = list(ScoringChunk.objects.open().filter(pk__in=chunk_ids[start : start + SEND_BATCH]))
+        ids = chunk_ids[start : start + SEND_BATCH]
+        batch = list(ScoringChunk.objects.open().filter(pk__in=ids).only("pk", "job_id", "kind", "queue"))
         ScoringChunk.objects.filter(pk__in=[chunk.pk for chunk in batch]).update(
             sent_at=timezone.now(), attempts=F("attempts") + 1
         )
