@@ -195,6 +195,8 @@ CELERY_BEAT_SCHEDULE = {
     }
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+# Celery's scheduler, reconnecting after a refused send (evalsite/beat.py).
+CELERY_BEAT_SCHEDULER = "evalsite.beat:ReconnectingScheduler"
 
 LOGGING = {
     "version": 1,

@@ -53,8 +53,8 @@ def broker_url(redis_url) -> Iterator[str]:
         yield redis_url
 
 
-class MemoryBroker:
-    """kombu's in-memory transport: what this process publishes stays here for a test to read."""
+class QueueReader:
+    """Reads back what waits on a queue of the broker this process's Celery app points at."""
 
     def __init__(self, app) -> None:
         self.app = app
@@ -95,11 +95,12 @@ def celery_broker(url: str) -> Iterator[None]:
 
 
 @pytest.fixture
-def memory_broker() -> Iterator[MemoryBroker]:
+def memory_broker() -> Iterator[QueueReader]:
+    """kombu's in-memory transport: what this process publishes stays there for the test to read."""
     from evalsite.celery import app
 
     with celery_broker("memory://"):
-        broker = MemoryBroker(app)
+        broker = QueueReader(app)
         for queue in QUEUES:  # nothing left over from an earlier test
             broker.take(queue)
         yield broker
