@@ -1,11 +1,41 @@
-"""The Celery app. Workers start with `celery -A evalsite worker -Q cpu,models`."""
+"""The Celery app. Workers start with `celery -A evalsite worker -Q cpu,models`, the sweeper's
+schedule with `celery -A evalsite beat` (manage.py start runs both)."""
 
 import os
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
 
 app = Celery("evalsite")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+# Worker health (properties/workers.py): imported when a worker starts, after Django is set up.
+@signals.worker_init.connect
+def _name_worker(sender, **kwargs) -> None:
+    from properties import workers
+
+    workers.identify(sender.hostname)
+
+
+@signals.worker_ready.connect
+def _start_heartbeat(sender, **kwargs) -> None:
+    from properties import workers
+
+    workers.start_heartbeat(sender.controller)
+
+
+@signals.worker_shutdown.connect
+def _record_stop(sender, **kwargs) -> None:
+    from properties import workers
+
+    workers.stopped(reason="shutdown")
+
+
+@signals.task_received.connect
+def _count_received(sender, **kwargs) -> None:
+    from properties import workers
+
+    workers.count_received()

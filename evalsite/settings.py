@@ -220,10 +220,46 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=600)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=660)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Planning and deleting walk a whole run (minutes on a million rows): their own time limit.
+EVALSITE_RUN_TASK_TIME_LIMIT = env.int("EVALSITE_RUN_TASK_TIME_LIMIT", default=3600)
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
-    # Redis redelivers an unacknowledged message after this long; it must exceed the hard limit.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 300}
+    # Redis redelivers an unacknowledged message after this long; it must exceed the longest hard limit.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": max(CELERY_TASK_TIME_LIMIT, EVALSITE_RUN_TASK_TIME_LIMIT) + 300
+    }
+elif CELERY_BROKER_URL.startswith("sqla+"):
+    # A polling broker: a worker whose prefetch slots are all taken sleeps a second before it looks
+    # again, so with one slot per pool process each process sat idle up to a second after each
+    # chunk. Four slots each keep the pool fed between polls (tests/integration/test_faults.py, a
+    # 500-row run of 100 chunks with a pool process killed 4 times: 100 s with one slot, 42 s with four).
+    CELERY_WORKER_PREFETCH_MULTIPLIER = 4
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+
+# Nothing lost or stuck when a worker dies (properties/workers.py, properties/sweeper.py). Workers
+# write a heartbeat every EVALSITE_WORKER_HEARTBEAT_S seconds; one silent for EVALSITE_WORKER_STALE_S
+# is gone. A worker whose pool takes no task for EVALSITE_WORKER_HANG_S while tasks wait and a pool
+# process is free stops itself, to be restarted. Celery beat runs the sweeper every
+# EVALSITE_SWEEP_INTERVAL_S: it sends again chunks lost with their worker (see its docstring for
+# the margins) and gives a chunk up after EVALSITE_CHUNK_MAX_ATTEMPTS sends.
+EVALSITE_WORKER_HEARTBEAT_S = env.float("EVALSITE_WORKER_HEARTBEAT_S", default=5.0)
+EVALSITE_WORKER_STALE_S = env.float("EVALSITE_WORKER_STALE_S", default=30.0)
+EVALSITE_WORKER_HANG_S = env.float("EVALSITE_WORKER_HANG_S", default=30.0)
+EVALSITE_SWEEP_INTERVAL_S = env.float("EVALSITE_SWEEP_INTERVAL_S", default=30.0)
+EVALSITE_SWEEP_MARGIN_S = env.float("EVALSITE_SWEEP_MARGIN_S", default=60.0)
+EVALSITE_SEND_GRACE_S = env.float("EVALSITE_SEND_GRACE_S", default=60.0)
+EVALSITE_IDLE_WITNESS_S = env.float("EVALSITE_IDLE_WITNESS_S", default=15.0)
+EVALSITE_CHUNK_MAX_ATTEMPTS = env.int("EVALSITE_CHUNK_MAX_ATTEMPTS", default=3)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-pipeline": {
+        "task": "properties.sweep_pipeline",
+        "schedule": EVALSITE_SWEEP_INTERVAL_S,
+        # Sweeps sent while no worker runs are dropped, not run one after another on its return.
+        "options": {"queue": "cpu", "expires": EVALSITE_SWEEP_INTERVAL_S},
+    }
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+# Celery's scheduler, reconnecting after a refused send (evalsite/beat.py).
+CELERY_BEAT_SCHEDULER = "evalsite.beat:ReconnectingScheduler"
 
 LOGGING = {
     "version": 1,

@@ -8,8 +8,8 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from properties import rules
-from properties.models import Annotation, AnnotationSource, Interaction, PropertyValue, Run, ScoringJob
+from properties import dispatch, rules
+from properties.models import Annotation, AnnotationSource, Interaction, PropertyValue, Run, ScoringChunk, ScoringJob
 
 # Interactions evaluated per query page: values for a page of this size are a few thousand rows.
 RULES_PAGE = 2000
@@ -21,13 +21,11 @@ def rules_for(run: Run) -> list[rules.Block]:
 
 def plan_annotation(run: Run) -> ScoringJob:
     """A job on the pipeline that applies the project's rules to every interaction of the run."""
-    from properties.tasks import annotate_run_task
-
     with transaction.atomic():
         job = ScoringJob.objects.create(
             run=run, kind=ScoringJob.Kind.ANNOTATION, total=run.interactions.count(), properties=[]
         )
-        annotate_run_task.apply_async_on_commit(args=(job.pk,), queue="cpu")
+        dispatch.send_on_commit([job.chunks.create(kind=ScoringChunk.Kind.ANNOTATE, queue="cpu")])
     return job
 
 
@@ -51,9 +49,13 @@ def run_annotation_job(job_id: int) -> None:
         job.record_chunk(done=len(page), failed=0)
         last = page[-1].pk
     # Interactions deleted while the job ran still count, so the job always ends.
-    ScoringJob.objects.filter(pk=job.pk).exclude(status=ScoringJob.Status.DONE).update(
-        status=ScoringJob.Status.DONE, finished_at=timezone.now(), total=job.processed
-    )
+    with transaction.atomic():
+        ScoringJob.objects.filter(pk=job.pk).exclude(status__in=ScoringJob.FINISHED).update(
+            status=ScoringJob.Status.DONE, finished_at=timezone.now(), total=job.processed
+        )
+        job.chunks.filter(kind=ScoringChunk.Kind.ANNOTATE, state=ScoringChunk.State.OPEN).update(
+            state=ScoringChunk.State.DONE, finished_at=timezone.now()
+        )
 
 
 def apply_rules(blocks: list[rules.Block], interactions: list[Interaction]) -> None:

@@ -25,7 +25,7 @@ from ninja.openapi.docs import Swagger
 from ninja.parser import Parser
 from ninja.security import HttpBearer
 
-from properties import ingest, json_reading, scoring
+from properties import datascreen, ingest, json_reading, scoring
 from properties.models import (
     ApiToken,
     Interaction,
@@ -189,13 +189,17 @@ class ScoreIn(Schema):
 class JobOut(Schema):
     id: int
     run_id: int
-    status: str
+    status: str = Field(
+        description="planning (a worker lists what to score), pending, running, done, failed, cancelled"
+    )
     properties: list[str]
     total: int
     done: int
     failed: int
     percent: int
     last_error: str
+    failure: str = Field(description="Why the job failed or was cancelled; empty otherwise.")
+    notice: str = Field(description="The latest word on the job: chunks sent again after a worker was lost...")
 
 
 class InteractionOut(Schema):
@@ -254,7 +258,7 @@ def _project(request: HttpRequest, pk: int) -> Project:
 
 
 def _run(request: HttpRequest, pk: int) -> Run:
-    return get_object_or_404(Run.objects.filter(project__memberships__user=request.auth).distinct(), pk=pk)
+    return get_object_or_404(Run.objects.visible_to(request.auth), pk=pk)
 
 
 def _known_properties(names: list[str], project: Project | None = None) -> list[str]:
@@ -277,9 +281,12 @@ def filter_interactions(interactions: QuerySet[Interaction], filters: list[str])
                 400, f"bad filter {text!r}: write property[.input|.output] OP number, e.g. toxicity.output<0.1"
             )
         name, field, op, number = match.groups()
-        values = PropertyValue.objects.filter(
-            interaction=OuterRef("pk"), property_name=name, field=field or "interaction", status="ok"
-        )
+        if not field:
+            try:
+                name, field = datascreen.split_address(name)
+            except datascreen.FilterError as exc:
+                raise ApiError(400, f"bad filter {text!r}: {exc}") from None
+        values = PropertyValue.objects.filter(interaction=OuterRef("pk"), property_name=name, field=field, status="ok")
         if op == "!=":
             values = values.exclude(value=float(number)).filter(value__isnull=False)
         else:
@@ -348,7 +355,7 @@ def get_project(request: HttpRequest, project_id: int) -> Any:
 
 @api.get("/projects/{project_id}/runs", response={200: list[RunOut], **ERRORS}, tags=["runs"])
 def list_runs(request: HttpRequest, project_id: int) -> Any:
-    return _project(request, project_id).runs.all()
+    return _project(request, project_id).runs.live()
 
 
 @api.post("/projects/{project_id}/runs", response={201: RunOut, 409: ErrorOut, **ERRORS}, tags=["runs"])
@@ -398,15 +405,14 @@ def get_summary(request: HttpRequest, run_id: int) -> Any:
 def start_scoring(request: HttpRequest, run_id: int, payload: ScoreIn | None = None) -> Any:
     run = _run(request, run_id)
     names = payload.properties if payload is not None and payload.properties is not None else None
-    job = scoring.plan_job(run, _known_properties(names, run.project) if names is not None else None)
+    # Planned by a worker: the job answers "planning", with its total once its chunks exist.
+    job = scoring.start_job(run, _known_properties(names, run.project) if names is not None else None)
     return Status(202, job)
 
 
 @api.get("/jobs/{job_id}", response={200: JobOut, **ERRORS}, tags=["scoring"])
 def get_job(request: HttpRequest, job_id: int) -> Any:
-    return get_object_or_404(
-        ScoringJob.objects.filter(run__project__memberships__user=request.auth).distinct(), pk=job_id
-    )
+    return get_object_or_404(ScoringJob.objects.filter(run__in=Run.objects.visible_to(request.auth)), pk=job_id)
 
 
 def urls() -> tuple[list[Any], str, str]:

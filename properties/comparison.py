@@ -7,7 +7,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from django.db.models import Avg, Count, StdDev
+from django.db.models import Avg, Count, F, Sum
 
 from properties.annotation import RunScore, run_score
 from properties.models import Interaction, PropertyValue, Run
@@ -39,17 +39,37 @@ class RunSummary:
 
 
 def summarize_runs(runs: list[Run]) -> list[RunSummary]:
+    """Per run, the mean, count and sample standard deviation of each property's numeric values.
+
+    Errors, categories and values the property does not apply to are left out. The deviation is
+    computed from sums, not with StdDev: SQLite's sample StdDev raises on a single value (a server
+    error for a project whose property has one value), where PostgreSQL returns null.
+    """
     summaries = {run.pk: RunSummary(run, run.interactions.count(), run_score(run)) for run in runs}
     rows = (
         PropertyValue.objects.filter(run__in=runs, status=PropertyValue.Status.OK, value__isnull=False)
         .values("run_id", "property_name", "field")
-        .annotate(mean=Avg("value"), n=Count("id"), sd=StdDev("value", sample=True))
+        .annotate(mean=Avg("value"), n=Count("id"), squares=Sum(F("value") * F("value")))
         .order_by()
     )
     for row in rows:
         address = row["property_name"] if row["field"] == "interaction" else f"{row['property_name']}.{row['field']}"
-        summaries[row["run_id"]].stats[address] = Stat(row["mean"], row["n"], row["sd"] or 0.0)
+        sd = sample_stddev(row["n"], row["mean"], row["squares"])
+        summaries[row["run_id"]].stats[address] = Stat(row["mean"], row["n"], sd)
     return [summaries[run.pk] for run in runs]
+
+
+def sample_stddev(count: int, mean: float, sum_of_squares: float) -> float:
+    """The sample standard deviation from a count, mean and sum of squares; 0 below two values.
+
+    Rounding can make the variance of equal values a hair below zero: it is clamped, and a spread
+    under a millionth of the mean's size counts as none.
+    """
+    if count < 2:
+        return 0.0
+    variance = max(0.0, (sum_of_squares - count * mean * mean) / (count - 1))
+    deviation = math.sqrt(variance)
+    return 0.0 if deviation <= 1e-6 * max(1.0, abs(mean)) else deviation
 
 
 def numeric_values(run: Run, prop: str, field_name: str) -> list[float]:

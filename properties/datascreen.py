@@ -50,12 +50,24 @@ class Condition:
 
 
 def split_address(address: str) -> tuple[str, str]:
-    """`toxicity.output` -> ("toxicity", "output"); `grounded_in_context` -> (..., "interaction")."""
+    """`toxicity.output` -> ("toxicity", "output"); `grounded_in_context` -> (..., "interaction").
+
+    A property scored on one field needs no field name (`content_type` is `content_type.output`);
+    one scored on several must name it, and the error shows how.
+    """
     prop, _, field_name = address.partition(".")
-    field_name = field_name or "interaction"
-    if field_name not in PropertyValue.Field.values:
+    if field_name and field_name not in PropertyValue.Field.values:
         raise FilterError(f"{address!r}: the field must be input, output or interaction")
-    return prop, field_name
+    if field_name:
+        return prop, field_name
+    try:
+        fields = registry.get(prop).fields
+    except registry.RegistryError:
+        return prop, "interaction"  # a prompt property, or a name no scorer has: interaction-wide
+    if len(fields) > 1:
+        choices = " or ".join(f"{prop}.{name}" for name in fields)
+        raise FilterError(f"{prop!r} has a value per field: write {choices}")
+    return prop, fields[0]
 
 
 def parse_condition(text: str) -> Condition:

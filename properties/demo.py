@@ -35,6 +35,6 @@ def create_demo() -> tuple[str | None, Project]:
             enabled_properties=scoring.default_properties(),
         )
         project.add_member(user, Membership.Role.OWNER)
-        upload = ingest.ingest_path(project, DEMO_RUN, DEMO_FILE, user=user)
-        scoring.plan_job(upload.run)
+        # Scored through the pipeline: a worker plans the job once this transaction commits.
+        ingest.ingest_path(project, DEMO_RUN, DEMO_FILE, user=user, start_scoring=True)
     return password, project

@@ -7,7 +7,7 @@ from django import forms
 from django.utils import timezone
 
 from properties import project_config, provider_keys
-from properties.models import Annotation, Project, ProjectKey, PromptProperty, Run
+from properties.models import Annotation, Project, ProjectKey, PromptProperty, Run, Upload
 from properties.rules import RulesError, parse_rules
 from properties.scorers import registry
 from properties.scorers.base import ScorerUnavailable
@@ -40,6 +40,24 @@ class UploadForm(forms.Form):
     run_name = forms.CharField(max_length=200, help_text="A new run is created, or rows are added to this run.")
     environment = forms.ChoiceField(choices=Run.Environment.choices, initial=Run.Environment.EVALUATION)
     file = forms.FileField(help_text="CSV, JSONL, JSON (an array of objects) or Parquet.")
+    # Offered (as a checkbox) only once the same file was found in the run already.
+    append_anyway = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    def offer_append(self, earlier: Upload) -> None:
+        """Refuse the file as a copy of `earlier`, and offer to add its rows again."""
+        self.add_error(
+            "file",
+            f"This file is the same as {earlier.original_name} (upload {earlier.pk}, "
+            f"{earlier.created_at:%Y-%m-%d %H:%M} UTC, {earlier.accepted} rows accepted) into run "
+            f"{self.cleaned_data['run_name']}: nothing was stored. Choose it again and tick \u201cAppend anyway\u201d "
+            "to add its rows a second time, with new ids for the rows that have none.",
+        )
+        self.fields["append_anyway"].widget = forms.CheckboxInput()
+        self.fields["append_anyway"].label = "Append anyway"
+
+
+class RenameForm(forms.Form):
+    name = forms.CharField(max_length=200)
 
 
 class ColumnMappingForm(forms.Form):

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import itertools
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
@@ -38,7 +39,7 @@ from typing import IO, Any
 from django.conf import settings
 from django.core.files import File
 from django.db import DataError, IntegrityError, reset_queries, transaction
-from django.db.models import Max
+from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
@@ -56,7 +57,7 @@ from properties.file_formats import (
     open_records,
     read_head,
 )
-from properties.models import Annotation, Interaction, Project, Run, Upload, input_hash, new_interaction_id
+from properties.models import Annotation, Interaction, Project, Run, Upload, input_hash
 
 # Rows per transaction. bench/ingest.py, 100k CSV rows of ~1 KB, rows/s for batches of
 # 100 / 250 / 1000 / 2000 / 5000: SQLite 6.9k / 7.2k / 7.6k / 6.8k / 7.4k, PostgreSQL 4.9k / 4.9k /
@@ -361,21 +362,31 @@ def _from_epoch(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds / 1000 if abs(seconds) > 1e11 else seconds, tz=UTC)
 
 
-class _RowBuilder:
-    """Turns one record (column -> value) into an unsaved Interaction, or raises _Rejected."""
+def line_id(line: int) -> str:
+    """The id of a row that has none, when nothing else names it (the CLI): its line."""
+    return f"r{line}"
 
-    def __init__(self, run: Run | None) -> None:
+
+class _RowBuilder:
+    """Turns one record (column -> value) into an unsaved Interaction, or raises _Rejected.
+
+    A row without an id gets `row_id(line)`: stable (the same file row gets the same id) and short,
+    so that it reads in full in the table and a second upload of the row can be recognised.
+    """
+
+    def __init__(self, run: Run | None, row_id: Callable[[int], str] = line_id) -> None:
         # No run: the CLI validates rows without a database, and never saves them.
         self.run_id = run.pk if run is not None else None
+        self.row_id = row_id
         self.max_chars = settings.EVALSITE_FIELD_MAX_CHARS
 
-    def build(self, values: dict[str, Any], mapping: _Mapping) -> Interaction:
+    def build(self, values: dict[str, Any], mapping: _Mapping, line: int) -> Interaction:
         texts = {name: self._text(mapping.value(values, name), name) for name in TEXT_FIELDS}
         if not texts["output"].strip():
             raise _Rejected("output", "required, but missing or empty")
         return Interaction(
             run_id=self.run_id,
-            user_interaction_id=self._interaction_id(mapping.value(values, "user_interaction_id")),
+            user_interaction_id=self._interaction_id(mapping.value(values, "user_interaction_id"), line),
             information_retrieval=self._documents(values, mapping.retrieval),
             annotation=_annotation(mapping.value(values, "annotation")),
             metadata=self._metadata(values, mapping),
@@ -396,11 +407,11 @@ class _RowBuilder:
     def _text(self, value: Any, field_name: str) -> str:
         return self._checked(_to_text(value), field_name)
 
-    def _interaction_id(self, value: Any) -> str:
+    def _interaction_id(self, value: Any, line: int) -> str:
         text = self._text(value, "user_interaction_id").strip()
         if len(text) > 255:
             raise _Rejected("user_interaction_id", f"longer than 255 characters ({len(text)})")
-        return text or new_interaction_id()
+        return text or self.row_id(line)
 
     def _documents(self, values: dict[str, Any], columns: tuple[str, ...]) -> list[str]:
         documents = [document for column in columns for document in _split_documents(values.get(column))]
@@ -546,7 +557,9 @@ def preview_file(fileobj: IO[bytes], name: str, max_rows: int = 5) -> FilePrevie
         head = read_head(fileobj)
         preview.file_format = detect_format(name, head)
         with open_records(fileobj, preview.file_format, head, BATCH_SIZE) as (columns, items):
-            rows = _first_rows(items, max_rows)
+            rows, seen = _first_rows(items, max_rows)
+        if not seen:
+            raise IngestError("the file contains no interactions")
         preview.columns = columns if columns is not None else _keys_in_order(rows)
         preview.sample_rows = [_for_display(row) for row in rows]
         preview.suggested_mapping = suggest_mapping(preview.columns)
@@ -557,14 +570,16 @@ def preview_file(fileobj: IO[bytes], name: str, max_rows: int = 5) -> FilePrevie
     return preview
 
 
-def _first_rows(items: Iterator[Item], max_rows: int) -> list[dict[str, Any]]:
-    rows = []
+def _first_rows(items: Iterator[Item], max_rows: int) -> tuple[list[dict[str, Any]], int]:
+    """The first good rows, and how many rows (good or bad) were read to find them."""
+    rows, seen = [], 0
     for item in itertools.islice(items, PREVIEW_SCAN_ROWS):
+        seen += 1
         if not isinstance(item, RowError):
             rows.append(item[1])
         if len(rows) >= max_rows:
             break
-    return rows
+    return rows, seen
 
 
 def _keys_in_order(rows: list[dict[str, Any]]) -> list[str]:
@@ -583,15 +598,20 @@ def _for_display(value: Any) -> Any:
 
 
 def ingest_file(
-    fileobj: IO[bytes], name: str, run: Run, column_mapping: dict[str, str | list[str]] | None = None
+    fileobj: IO[bytes],
+    name: str,
+    run: Run,
+    column_mapping: dict[str, str | list[str]] | None = None,
+    row_id: Callable[[int], str] = line_id,
 ) -> IngestResult:
     """Parse, validate and insert a file's rows into `run`; `name` gives the format.
 
-    `fileobj` is a seekable binary file. Without a mapping, the suggested one is used.
+    `fileobj` is a seekable binary file. Without a mapping, the suggested one is used. A row
+    without an id gets `row_id(line)`.
     """
     result = IngestResult()
     writer = _BatchWriter(run, result)
-    for line, interaction in read_interactions(fileobj, name, result, column_mapping, run):
+    for line, interaction in read_interactions(fileobj, name, result, column_mapping, run, row_id):
         writer.add(line, interaction)
     writer.flush()  # the rows read before a fatal problem are good: keep them
     _finish(result)
@@ -603,10 +623,12 @@ def ingest_records(
 ) -> IngestResult:
     """Validate and insert rows given as dicts (a REST API batch), exactly as a file's rows are.
 
-    A row error's `line` is the row's 1-based position in `records`.
+    A row error's `line` is the row's 1-based position in `records`. Rows without an id are named
+    after the batch (numbered per run) and their position: `b3-r17`.
     """
     result = IngestResult(file_format="records")
     writer = _BatchWriter(run, result)
+    batch = run.next_api_batch()
     try:
         resolver = _MappingResolver(column_mapping)
         if resolver.fixed is not None:
@@ -615,7 +637,8 @@ def ingest_records(
             (index, record) if isinstance(record, dict) else RowError(index, "", "not a JSON object")
             for index, record in enumerate(records, start=1)
         )
-        for line, interaction in _build_items(items, resolver, _RowBuilder(run), result):
+        builder = _RowBuilder(run, lambda line: f"b{batch}-r{line}")
+        for line, interaction in _build_items(items, resolver, builder, result):
             writer.add(line, interaction)
     except IngestError as exc:
         result.fatal = str(exc)
@@ -630,6 +653,7 @@ def read_interactions(
     result: IngestResult,
     column_mapping: dict[str, str | list[str]] | None = None,
     run: Run | None = None,
+    row_id: Callable[[int], str] = line_id,
 ) -> Iterator[tuple[int, Interaction]]:
     """(line, unsaved Interaction) for each valid row; rejected rows and a fatal problem go to `result`.
 
@@ -642,7 +666,7 @@ def read_interactions(
         resolver = _MappingResolver(column_mapping)
         with open_records(fileobj, result.file_format, head, BATCH_SIZE) as (columns, items):
             _prepare_mapping(resolver, columns, result)
-            yield from _build_items(items, resolver, _RowBuilder(run), result)
+            yield from _build_items(items, resolver, _RowBuilder(run, row_id), result)
     except IngestError as exc:
         result.fatal = str(exc)
 
@@ -676,27 +700,74 @@ def _build_items(
         if not result.column_mapping:
             result.column_mapping = mapping.as_dict()
         try:
-            interaction = builder.build(values, mapping)
+            interaction = builder.build(values, mapping, line)
         except _Rejected as exc:
             result.reject(RowError(line, exc.field, exc.reason))
             continue
         yield line, interaction
 
 
-def ingest_upload(upload: Upload, column_mapping: dict[str, str | list[str]] | None = None) -> IngestResult:
-    """Ingest a stored upload into its run and record the outcome on the Upload row."""
-    if upload.run is None:
-        raise ValueError(f"upload {upload.pk} has no run to ingest into")
+def ingest_upload(
+    upload: Upload, column_mapping: dict[str, str | list[str]] | None = None, start_scoring: bool = False
+) -> IngestResult:
+    """Ingest a stored upload into its run and record the outcome on the Upload row.
+
+    The run named by the upload is created here, and deleted again when no row was stored, so that
+    a file refused whole leaves no empty run. With `start_scoring`, the outcome and a scoring job
+    for the new rows are stored in one transaction; a worker plans the job.
+    """
+    run, created = upload.run, False
+    if run is None:
+        run, created = Run.objects.get_or_create(
+            project=upload.project, name=upload.run_name, defaults={"environment": upload.environment}
+        )
     with upload.file.open("rb") as fileobj:
-        result = ingest_file(fileobj, upload.original_name or upload.file.name, upload.run, column_mapping)
+        result = ingest_file(fileobj, upload.original_name or upload.file.name, run, column_mapping, upload.row_id)
     upload.file_format = result.file_format
     upload.column_mapping = result.column_mapping
     upload.accepted = result.accepted
     upload.rejected = result.rejected
     upload.row_errors = result.error_dicts()
     upload.status = Upload.Status.FAILED if result.fatal else Upload.Status.INGESTED
-    upload.save(update_fields=["file_format", "column_mapping", "accepted", "rejected", "row_errors", "status"])
+    with transaction.atomic():
+        if created and not result.accepted and _drop_if_empty(run):
+            run = None
+        upload.run = run
+        upload.save(
+            update_fields=["run", "file_format", "column_mapping", "accepted", "rejected", "row_errors", "status"]
+        )
+        if run is not None and result.accepted and start_scoring:
+            from properties import scoring
+
+            scoring.start_job(run)
     return result
+
+
+def _drop_if_empty(run: Run) -> bool:
+    """Delete a run this upload created and filled with nothing; False when rows arrived meanwhile."""
+    empty = Run.objects.filter(pk=run.pk).exclude(Exists(Interaction.objects.filter(run=OuterRef("pk"))))
+    return empty.delete()[0] > 0
+
+
+def file_hash(fileobj: IO[bytes]) -> str:
+    """sha256 of a seekable file, read in blocks; the position is restored to the start."""
+    digest = hashlib.sha256()
+    fileobj.seek(0)
+    for block in iter(lambda: fileobj.read(1 << 20), b""):
+        digest.update(block)
+    fileobj.seek(0)
+    return digest.hexdigest()
+
+
+def earlier_upload(project: Project, run_name: str, content_hash: str) -> Upload | None:
+    """An upload of the same file whose rows are in the live run of this name, if any."""
+    return (
+        Upload.objects.filter(
+            project=project, run__name=run_name, run__deleting=False, content_hash=content_hash, accepted__gt=0
+        )
+        .order_by("created_at", "pk")
+        .first()
+    )
 
 
 def ingest_path(
@@ -705,16 +776,16 @@ def ingest_path(
     path: str | Path,
     column_mapping: dict[str, str | list[str]] | None = None,
     user: Any = None,
+    start_scoring: bool = False,
 ) -> Upload:
     """Store a local file as an Upload into the run named `run_name` (created if new) and ingest it.
 
-    The entry point of the API and the CLI. A file over the upload limit is not copied: the
-    Upload records the refusal.
+    The entry point of scripts and the demo. A file over the upload limit is not copied: the
+    Upload records the refusal, and no run is created.
     """
     path = Path(path)
-    size = path.stat().st_size  # a missing file raises here, before a run is created
-    run, _ = Run.objects.get_or_create(project=project, name=run_name)
-    upload = Upload(project=project, run=run, original_name=path.name[:255], created_by=user)
+    size = path.stat().st_size  # a missing file raises here, before anything is stored
+    upload = Upload(project=project, run_name=run_name, original_name=path.name[:255], created_by=user)
     try:
         check_size(size)
     except IngestError as exc:
@@ -723,6 +794,7 @@ def ingest_path(
         upload.save()
         return upload
     with path.open("rb") as source:
+        upload.content_hash = file_hash(source)
         upload.file.save(path.name, File(source), save=True)
-    ingest_upload(upload, column_mapping)
+    ingest_upload(upload, column_mapping, start_scoring=start_scoring)
     return upload

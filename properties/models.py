@@ -20,7 +20,8 @@ from properties.scorers.llm.prompt_property import PromptJudge
 
 class ProjectQuerySet(models.QuerySet):
     def visible_to(self, user) -> ProjectQuerySet:
-        return self.filter(memberships__user=user).distinct()
+        # A project being deleted (in batches, by a worker) is gone for its users at once.
+        return self.filter(memberships__user=user, deleting=False).distinct()
 
 
 class Project(models.Model):
@@ -33,6 +34,8 @@ class Project(models.Model):
     annotation_rules = models.TextField(blank=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
     created_at = models.DateTimeField(default=timezone.now)
+    # Set when a user deletes the project: hidden at once, its rows deleted in batches by a worker.
+    deleting = models.BooleanField(default=False)
 
     objects = ProjectQuerySet.as_manager()
 
@@ -66,6 +69,14 @@ class Membership(models.Model):
         return f"{self.user} in {self.project} ({self.role})"
 
 
+class RunQuerySet(models.QuerySet):
+    def visible_to(self, user) -> RunQuerySet:
+        return self.filter(project__in=Project.objects.visible_to(user), deleting=False)
+
+    def live(self) -> RunQuerySet:
+        return self.filter(deleting=False)
+
+
 class Run(models.Model):
     class Environment(models.TextChoices):
         EVALUATION = "evaluation"
@@ -78,6 +89,12 @@ class Run(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     pinned = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
+    # Set when a user deletes the run: hidden at once, its rows deleted in batches by a worker.
+    deleting = models.BooleanField(default=False)
+    # Batches logged through the REST API: rows without an id there are named b<batch>-r<row>.
+    api_batches = models.PositiveIntegerField(default=0)
+
+    objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-pinned", "-created_at", "-pk"]
@@ -88,6 +105,12 @@ class Run(models.Model):
 
     def latest_job(self) -> ScoringJob | None:
         return self.jobs.order_by("-created_at", "-pk").first()
+
+    def next_api_batch(self) -> int:
+        """A number for a batch logged through the API, never given twice (a conditional UPDATE)."""
+        Run.objects.filter(pk=self.pk).update(api_batches=F("api_batches") + 1)
+        self.refresh_from_db(fields=["api_batches"])
+        return self.api_batches
 
 
 class Annotation(models.TextChoices):
@@ -158,7 +181,9 @@ class Interaction(models.Model):
 
 class PropertyValueQuerySet(models.QuerySet):
     def current(self, prop: str, version_key: str, model: str) -> PropertyValueQuerySet:
-        return self.filter(property_name=prop, scorer_version=version_key, model=model, status="ok")
+        """Values the current scorer computed: a number or category, or that the property does not apply."""
+        settled = [PropertyValue.Status.OK, PropertyValue.Status.NOT_APPLICABLE]
+        return self.filter(property_name=prop, scorer_version=version_key, model=model, status__in=settled)
 
 
 class PropertyValue(models.Model):
@@ -170,6 +195,9 @@ class PropertyValue(models.Model):
     class Status(models.TextChoices):
         OK = "ok"
         ERROR = "error"
+        # The property's required input is absent (no documents, no reference): neither an error
+        # nor a zero, and left out of summaries.
+        NOT_APPLICABLE = "not_applicable", "not applicable"
 
     interaction = models.ForeignKey(Interaction, on_delete=models.CASCADE, related_name="property_values")
     # Denormalised from the interaction so that "run X, property P between a and b" is one index range.
@@ -182,7 +210,7 @@ class PropertyValue(models.Model):
     details = models.JSONField(default=dict, blank=True)
     scorer_version = models.CharField(max_length=64)
     model = models.CharField(max_length=500, blank=True)
-    status = models.CharField(max_length=5, choices=Status.choices, default=Status.OK)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OK)
     error = models.TextField(blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
 
@@ -218,11 +246,20 @@ class ScoringJob(models.Model):
     class Kind(models.TextChoices):
         SCORING = "scoring"
         ANNOTATION = "annotation", "Annotation rules"
+        # Deleting a run, in batches, after the user confirmed; the run is hidden meanwhile.
+        DELETION = "deletion"
 
     class Status(models.TextChoices):
+        # A worker is creating the job's chunks; the request that asked for the job only stored it.
+        PLANNING = "planning"
         PENDING = "pending"
         RUNNING = "running"
         DONE = "done"
+        # Some chunk was tried EVALSITE_CHUNK_MAX_ATTEMPTS times and never finished: `failure` says why.
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    FINISHED = (Status.DONE, Status.FAILED, Status.CANCELLED)
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="jobs")
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.SCORING)
@@ -236,6 +273,11 @@ class ScoringJob(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
+    # Why the job failed or was cancelled, in words; empty for a job that is done.
+    failure = models.TextField(blank=True)
+    # The pipeline's latest word on the job (chunks sent again after their worker was lost, a
+    # broker that refused a task), shown beside its progress.
+    notice = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -250,47 +292,179 @@ class ScoringJob(models.Model):
     @property
     def percent(self) -> int:
         if self.total == 0:
-            return 100
+            return 0 if self.status == self.Status.PLANNING else 100
         return min(100, int(100 * self.processed / self.total))
 
     @property
     def is_finished(self) -> bool:
-        return self.status == self.Status.DONE
+        return self.status in self.FINISHED
+
+    def waiting_queues(self) -> list[str]:
+        """The queues this job's open chunks wait on."""
+        return list(self.chunks.open().values_list("queue", flat=True).distinct().order_by())
 
     def record_chunk(self, done: int, failed: int, error: str = "") -> None:
         """Add a finished chunk's counts in one UPDATE, then close the job if it is complete."""
-        now = timezone.now()
-        updates = {"done": F("done") + done, "failed": F("failed") + failed, "status": self.Status.RUNNING}
+        updates = {"done": F("done") + done, "failed": F("failed") + failed}
         if error:
             updates["last_error"] = error
         ScoringJob.objects.filter(pk=self.pk).update(**updates)
-        ScoringJob.objects.filter(pk=self.pk, started_at__isnull=True).update(started_at=now)
-        ScoringJob.objects.filter(
-            Q(pk=self.pk), ~Q(status=self.Status.DONE), done__gte=F("total") - F("failed")
-        ).update(status=self.Status.DONE, finished_at=now)
+        ScoringJob.objects.filter(pk=self.pk, status=self.Status.PENDING).update(status=self.Status.RUNNING)
+        ScoringJob.objects.filter(pk=self.pk, started_at__isnull=True).update(started_at=timezone.now())
+        self.close_if_complete()
+
+    def finish_planning(self) -> None:
+        """Planning is over: every chunk exists. The job may already be complete (nothing was stale)."""
+        planning = ScoringJob.objects.filter(pk=self.pk, status=self.Status.PLANNING)
+        planning.filter(started_at__isnull=False).update(status=self.Status.RUNNING)
+        planning.update(status=self.Status.PENDING)
+        self.close_if_complete()
+
+    def close_if_complete(self) -> None:
+        """End the job once every item is counted: failed when a chunk was given up, else done."""
+        now = timezone.now()
+        complete = ScoringJob.objects.filter(
+            pk=self.pk, status__in=[self.Status.PENDING, self.Status.RUNNING], done__gte=F("total") - F("failed")
+        )
+        complete.exclude(failure="").update(status=self.Status.FAILED, finished_at=now)
+        complete.filter(failure="").update(status=self.Status.DONE, finished_at=now)
         self.refresh_from_db()
+
+    def fail(self, reason: str) -> None:
+        """End the job as failed now (its planning was given up): nothing more will be done."""
+        ScoringJob.objects.filter(pk=self.pk).exclude(status__in=self.FINISHED).update(
+            status=self.Status.FAILED, failure=reason, finished_at=timezone.now()
+        )
+        self.chunks.filter(state=ScoringChunk.State.OPEN).update(
+            state=ScoringChunk.State.CANCELLED, finished_at=timezone.now()
+        )
+        self.refresh_from_db()
+
+    def cancel(self, reason: str) -> None:
+        """Stop the job: its open chunks are cancelled, so a worker that takes one returns at once."""
+        now = timezone.now()
+        ScoringJob.objects.filter(pk=self.pk).exclude(status__in=self.FINISHED).update(
+            status=self.Status.CANCELLED, failure=reason, finished_at=now
+        )
+        self.chunks.filter(state=ScoringChunk.State.OPEN).update(state=ScoringChunk.State.CANCELLED, finished_at=now)
+
+    def give_up(self, chunk: ScoringChunk, reason: str) -> None:
+        """Count a chunk that never finished as failed items; the job ends failed, with the reason."""
+        ScoringJob.objects.filter(pk=self.pk, failure="").update(failure=reason)
+        self.record_chunk(done=0, failed=len(chunk.interaction_ids), error=reason)
+
+    def note(self, text: str) -> None:
+        ScoringJob.objects.filter(pk=self.pk).update(notice=f"{timezone.now():%H:%M:%S} {text}")
+
+
+class ScoringChunkQuerySet(models.QuerySet):
+    def open(self) -> ScoringChunkQuerySet:
+        return self.filter(state=ScoringChunk.State.OPEN)
 
 
 class ScoringChunk(models.Model):
-    """One task's share of a job: a property over a list of interactions.
+    """One task's share of a job: planning it, a property over a list of interactions, or its rules.
 
-    Finishing a chunk is a conditional UPDATE, so a redelivered task rescores (an idempotent
-    upsert) but never counts its items twice.
+    A chunk records when it was handed to the broker and when and where a worker began it, so that
+    the sweeper (properties.sweeper) can send again a chunk lost with its worker. Finishing a chunk is
+    a conditional UPDATE, so a chunk sent twice rescores (an idempotent upsert) but never counts its
+    items twice.
     """
 
+    class Kind(models.TextChoices):
+        PLAN = "plan"  # create the job's score chunks
+        SCORE = "score"  # score one property over `interaction_ids`
+        ANNOTATE = "annotate"  # apply the project's annotation rules to the run
+        DELETE = "delete"  # delete the run's rows in batches, then the run
+
+    class State(models.TextChoices):
+        OPEN = "open"
+        DONE = "done"
+        # Sent EVALSITE_CHUNK_MAX_ATTEMPTS times and never finished: its items count as failed.
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
     job = models.ForeignKey(ScoringJob, on_delete=models.CASCADE, related_name="chunks")
-    property_name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.SCORE)
+    property_name = models.CharField(max_length=100, blank=True)
     interaction_ids = models.JSONField(default=list)
+    queue = models.CharField(max_length=20, default="cpu")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    created_at = models.DateTimeField(default=timezone.now)
+    # When the broker last accepted its task (null: never yet), and when and which worker began it.
+    sent_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    # Times its task was handed to the broker.
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # Set when the latest attempt raised: the sweeper sends it again at its next pass.
+    failed_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ScoringChunkQuerySet.as_manager()
 
     class Meta:
         ordering = ["pk"]
+        indexes = [
+            models.Index(fields=["state", "queue"], name="chunk_state_queue"),
+            models.Index(fields=["job", "state"], name="chunk_job_state"),
+        ]
 
     def __str__(self) -> str:
+        if self.kind != self.Kind.SCORE:
+            return f"{self.kind} chunk {self.pk} of job {self.job_id}"
         return f"chunk {self.pk} of job {self.job_id}: {self.property_name} x {len(self.interaction_ids)}"
 
+    def describe(self) -> str:
+        """The chunk in a user's words, for job failures."""
+        if self.kind == self.Kind.PLAN:
+            return "planning the job"
+        if self.kind == self.Kind.ANNOTATE:
+            return "applying the annotation rules"
+        if self.kind == self.Kind.DELETE:
+            return "deleting the run"
+        return f"{self.property_name} on {len(self.interaction_ids)} interactions"
+
+    def mark_started(self, worker: str) -> bool:
+        """Record which worker began the chunk; False when it is finished or cancelled (nothing to do)."""
+        began = ScoringChunk.objects.filter(pk=self.pk, state=self.State.OPEN)
+        return began.update(started_at=timezone.now(), worker=worker[:200], failed_at=None) == 1
+
+    def record_failed_attempt(self, error: str) -> None:
+        ScoringChunk.objects.filter(pk=self.pk, state=self.State.OPEN).update(
+            failed_at=timezone.now(), last_error=error[:2000]
+        )
+
     def claim_finish(self) -> bool:
-        return ScoringChunk.objects.filter(pk=self.pk, finished_at__isnull=True).update(finished_at=timezone.now()) == 1
+        finished = ScoringChunk.objects.filter(pk=self.pk, state=self.State.OPEN)
+        return finished.update(state=self.State.DONE, finished_at=timezone.now()) == 1
+
+
+class WorkerHeartbeat(models.Model):
+    """A Celery worker's latest heartbeat, written by a thread of its main process (properties.workers).
+
+    The pages read these rows to say when no worker takes a queue's work; the sweeper reads them to
+    find chunks begun by a worker that is gone, or never taken while a worker sat idle.
+    """
+
+    worker = models.CharField(max_length=200, unique=True)
+    hostname = models.CharField(max_length=200)
+    pid = models.PositiveIntegerField()
+    queues = models.JSONField(default=list)
+    concurrency = models.PositiveSmallIntegerField(default=1)
+    started_at = models.DateTimeField(default=timezone.now)
+    last_seen = models.DateTimeField(default=timezone.now)
+    # Since when the worker has held no task and received none (null while it has work): a chunk
+    # sent before that on one of its queues can no longer be in the queue.
+    idle_since = models.DateTimeField(null=True, blank=True)
+    stopped_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["hostname", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.worker} ({', '.join(self.queues)})"
 
 
 def upload_path(upload: Upload, filename: str) -> str:
@@ -304,9 +478,14 @@ class Upload(models.Model):
         FAILED = "failed"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="uploads")
+    # The run is created when the first rows are stored, so a file refused whole creates none.
     run = models.ForeignKey(Run, on_delete=models.SET_NULL, null=True, blank=True, related_name="uploads")
+    run_name = models.CharField(max_length=200, blank=True)
+    environment = models.CharField(max_length=20, choices=Run.Environment.choices, default=Run.Environment.EVALUATION)
     file = models.FileField(upload_to=upload_path, max_length=500)
     original_name = models.CharField(max_length=255)
+    # sha256 of the file: the same file uploaded again into the same run is refused unless asked for.
+    content_hash = models.CharField(max_length=64, blank=True, db_index=True)
     file_format = models.CharField(max_length=10, blank=True)
     column_mapping = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.STORED)
@@ -322,6 +501,21 @@ class Upload(models.Model):
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.status})"
+
+    @property
+    def refused(self) -> str:
+        """Why the whole file was refused, or "" when its rows were read."""
+        first = self.row_errors[0] if self.row_errors else None
+        return first["reason"] if first and first.get("line") is None else ""
+
+    @property
+    def row_problems(self) -> list[dict[str, Any]]:
+        """The rejected rows, without the file-level refusal."""
+        return [error for error in self.row_errors if error.get("line") is not None]
+
+    def row_id(self, line: int) -> str:
+        """The stable id of a row that has none in the file: this upload's number and the row's line."""
+        return f"u{self.pk}-r{line}"
 
 
 def hash_token(token: str) -> str:

@@ -251,7 +251,9 @@ def _condition(node: yaml.Node, problems: list[str]) -> Condition | None:
         except OverflowError:
             problems.append(f"line {_line(value_node)}: {_shorten(value)} is too large a number")
             return None
-    return Condition(str(address), prop, field_name, op, value)
+    # The address as values are keyed: `content_type` is stored as `content_type.output`.
+    normalised = prop if field_name in ("interaction", "") else f"{prop}.{field_name}"
+    return Condition(normalised, prop, field_name, op, value)
 
 
 def addresses(blocks: Iterable[Block]) -> set[tuple[str, str]]:

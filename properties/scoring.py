@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -10,10 +11,10 @@ from typing import Any
 from billiard.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, F
 from django.utils import timezone
 
-from properties import project_config
+from properties import dispatch, project_config
 from properties.models import Interaction, Project, PropertyValue, Run, RunBudget, ScoringChunk, ScoringJob
 from properties.scorers import registry
 from properties.scorers.base import Score, Scorer, ScorerUnavailable, as_score, full_context
@@ -42,6 +43,10 @@ DEFAULT_PROPERTIES = [
 ]
 # Interaction ids read per query while planning: keeps memory flat on runs of any size.
 PLAN_PAGE = 10_000
+# Chunk rows per INSERT while planning (each holds EVALSITE_CHUNK_SIZE ids as JSON).
+CHUNK_INSERT_BATCH = 500
+# Planning reads the database and sends chunks: cheap work, on the queue every deployment runs.
+PLAN_QUEUE = "cpu"
 UNAVAILABLE_VERSION = "unavailable"
 
 
@@ -83,61 +88,103 @@ def build_scorer(project: Project, prop: str) -> ScorerSetup:
 
 
 def stale_interaction_ids(run: Run, setup: ScorerSetup) -> Iterator[int]:
-    """Ids of the run's interactions lacking a current ok value for some field, in pk order."""
-    current = (
-        PropertyValue.objects.current(setup.name, setup.version_key, setup.model)
-        .filter(run=run)
-        .values("interaction_id")
-        .annotate(n=Count("id"))
-        .filter(n__gte=len(setup.fields))
-        .values("interaction_id")
-    )
-    pending = run.interactions.exclude(pk__in=current).order_by("pk")
+    """Ids of the run's interactions lacking a current value for some field, in pk order.
+
+    Walks the interactions PLAN_PAGE at a time and reads the current values of each page by
+    interaction id range (the unique (interaction, property, field) index): linear in the run's
+    size, where excluding a subquery of every current value costs a scan of them per page.
+    """
+    current = PropertyValue.objects.current(setup.name, setup.version_key, setup.model)
     last = 0
     while True:
-        page = list(pending.filter(pk__gt=last).values_list("pk", flat=True)[:PLAN_PAGE])
+        page = list(run.interactions.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True)[:PLAN_PAGE])
         if not page:
             return
-        yield from page
+        settled = set(
+            current.filter(interaction_id__gte=page[0], interaction_id__lte=page[-1])
+            .values("interaction_id")
+            .annotate(n=Count("id"))
+            .filter(n__gte=len(setup.fields))
+            .values_list("interaction_id", flat=True)
+            .order_by()
+        )
+        yield from (pk for pk in page if pk not in settled)
         last = page[-1]
 
 
-def plan_job(run: Run, properties: list[str] | None = None) -> ScoringJob:
-    """Plan a job for what is missing or stale; its chunks are enqueued once the transaction commits."""
-    from properties.tasks import score_chunk_task
+def start_job(run: Run, properties: list[str] | None = None) -> ScoringJob:
+    """Store a scoring job and hand its planning to a worker once the transaction commits.
 
-    props = list(properties if properties is not None else run.project.enabled_properties)
-    chunk_size = settings.EVALSITE_CHUNK_SIZE
+    Answers at once whatever the run's size: the page shows "planning" until the chunks exist.
+    """
     with transaction.atomic():
-        job = ScoringJob.objects.create(run=run, properties=props)
-        total = 0
-        for prop in props:
-            setup = build_scorer(run.project, prop)
-            batch: list[int] = []
-            for pk in stale_interaction_ids(run, setup):
-                batch.append(pk)
-                if len(batch) == chunk_size:
-                    total += _add_chunk(job, setup, batch, score_chunk_task)
-                    batch = []
-            if batch:
-                total += _add_chunk(job, setup, batch, score_chunk_task)
-        job.total = total
-        if total == 0:
-            job.status, job.finished_at = ScoringJob.Status.DONE, timezone.now()
-        job.save(update_fields=["total", "status", "finished_at"])
+        job, plan = _new_job(run, properties)
+        dispatch.send_on_commit([plan])
     return job
 
 
-def _add_chunk(job: ScoringJob, setup: ScorerSetup, ids: list[int], task) -> int:
-    chunk = ScoringChunk.objects.create(job=job, property_name=setup.name, interaction_ids=ids)
-    task.apply_async_on_commit(args=(chunk.pk,), queue=setup.queue)
-    return len(ids)
+def plan_job(run: Run, properties: list[str] | None = None) -> ScoringJob:
+    """Store a scoring job and plan it in this process (scripts and tests); its chunks are sent on commit."""
+    with transaction.atomic():
+        job, plan = _new_job(run, properties)
+    plan_chunks(plan.pk)
+    job.refresh_from_db()
+    return job
+
+
+def _new_job(run: Run, properties: list[str] | None) -> tuple[ScoringJob, ScoringChunk]:
+    props = list(properties if properties is not None else run.project.enabled_properties)
+    job = ScoringJob.objects.create(run=run, properties=props, status=ScoringJob.Status.PLANNING)
+    return job, job.chunks.create(kind=ScoringChunk.Kind.PLAN, queue=PLAN_QUEUE)
+
+
+def plan_chunks(plan_chunk_id: int) -> None:
+    """Create and send the job's score chunks: for each property, what is missing or stale.
+
+    Each property's chunks are stored in one transaction and sent when it commits, so scoring
+    starts while later properties are planned, and a plan sent again skips the properties whose
+    chunks exist.
+    """
+    plan = ScoringChunk.objects.select_related("job__run__project").filter(pk=plan_chunk_id).first()
+    if plan is None or plan.state != ScoringChunk.State.OPEN:
+        return
+    job = plan.job
+    score_chunks = job.chunks.filter(kind=ScoringChunk.Kind.SCORE)
+    planned = set(score_chunks.values_list("property_name", flat=True).distinct().order_by())
+    for prop in job.properties:
+        if not ScoringChunk.objects.open().filter(pk=plan.pk).exists():
+            return  # the job was cancelled (its run is being deleted)
+        if prop not in planned:
+            _plan_property(job, build_scorer(job.run.project, prop))
+    with transaction.atomic():
+        if plan.claim_finish():
+            job.finish_planning()
+
+
+def _plan_property(job: ScoringJob, setup: ScorerSetup) -> None:
+    ids = stale_interaction_ids(job.run, setup)
+    chunks = [
+        ScoringChunk(job=job, property_name=setup.name, queue=setup.queue, interaction_ids=batch)
+        for batch in _batched(ids, settings.EVALSITE_CHUNK_SIZE)
+    ]
+    if not chunks:
+        return
+    with transaction.atomic():
+        created = ScoringChunk.objects.bulk_create(chunks, batch_size=CHUNK_INSERT_BATCH)
+        items = sum(len(chunk.interaction_ids) for chunk in chunks)
+        ScoringJob.objects.filter(pk=job.pk).update(total=F("total") + items)
+        dispatch.send_on_commit(created)
+
+
+def _batched(items: Iterator[int], size: int) -> Iterator[list[int]]:
+    while batch := list(itertools.islice(items, size)):
+        yield batch
 
 
 def score_chunk(chunk_id: int) -> None:
     """Score one chunk and upsert its values. Running it twice changes nothing."""
     chunk = ScoringChunk.objects.select_related("job__run__project").filter(pk=chunk_id).first()
-    if chunk is None or chunk.finished_at is not None:
+    if chunk is None or chunk.state != ScoringChunk.State.OPEN or chunk.kind != ScoringChunk.Kind.SCORE:
         return
     job = chunk.job
     interactions = list(Interaction.objects.filter(pk__in=chunk.interaction_ids, run_id=job.run_id).order_by("pk"))
@@ -152,8 +199,10 @@ def score_chunk(chunk_id: int) -> None:
     first_error = next((score.error for score in results.values() if not score.ok), "") or ""
     # Interactions deleted since planning have nothing left to score: they count as done.
     done = len(chunk.interaction_ids) - len(failed_ids)
-    if chunk.claim_finish():
-        job.record_chunk(done=done, failed=len(failed_ids), error=first_error)
+    # One transaction: a worker dying between the two would leave the job short of this chunk's items.
+    with transaction.atomic():
+        if chunk.claim_finish():
+            job.record_chunk(done=done, failed=len(failed_ids), error=first_error)
 
 
 def compute_scores(

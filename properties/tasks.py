@@ -1,11 +1,32 @@
 from celery import shared_task
+from celery.contrib.django.task import DjangoTask
+from django.conf import settings
 from django.db import OperationalError
 
-from properties import annotation, previews, scoring
+from properties import annotation, deletion, dispatch, previews, scoring, sweeper, workers
+from properties.models import ScoringChunk
+
+
+class ChunkTask(DjangoTask):
+    """A task that runs one chunk (its `chunk_kind`): records where it began, and that it raised.
+
+    The sweeper sends a chunk again when its attempt raised or its worker was lost; what the task
+    itself retries is only the narrow tuple below.
+    """
+
+    chunk_kind = ScoringChunk.Kind.SCORE
+
+    def before_start(self, task_id, args, kwargs) -> None:
+        dispatch.mark_started(self.chunk_kind, args[0], workers.current_worker() or self.request.hostname or "")
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        dispatch.record_failure(self.chunk_kind, args[0], exc)
+
 
 # Retry only on OperationalError: SQLite's "database is locked" under concurrent writers, or a
 # dropped PostgreSQL connection. Scorer failures are stored as error values, never retried.
 PIPELINE_TASK = {
+    "base": ChunkTask,
     "ignore_result": True,
     "acks_late": True,
     "autoretry_for": (OperationalError,),
@@ -20,7 +41,22 @@ def score_chunk_task(chunk_id: int) -> None:
     scoring.score_chunk(chunk_id)
 
 
-@shared_task(name="properties.annotate_run", **PIPELINE_TASK)
+# Planning and deleting walk a whole run (a million rows take minutes): a time limit of their own.
+RUN_WIDE = {
+    "soft_time_limit": settings.EVALSITE_RUN_TASK_TIME_LIMIT - 30,
+    "time_limit": settings.EVALSITE_RUN_TASK_TIME_LIMIT,
+    **PIPELINE_TASK,
+}
+
+
+@shared_task(name="properties.plan_job", chunk_kind=ScoringChunk.Kind.PLAN, **RUN_WIDE)
+def plan_job_task(job_id: int) -> None:
+    plan = dispatch.chunk_of(ScoringChunk.Kind.PLAN, job_id)
+    if plan is not None:
+        scoring.plan_chunks(plan.pk)
+
+
+@shared_task(name="properties.annotate_run", chunk_kind=ScoringChunk.Kind.ANNOTATE, **PIPELINE_TASK)
 def annotate_run_task(job_id: int) -> None:
     annotation.run_annotation_job(job_id)
 
@@ -29,3 +65,14 @@ def annotate_run_task(job_id: int) -> None:
 @shared_task(name="properties.preview_prompt", ignore_result=True, acks_late=True)
 def preview_prompt_task(preview_id: int) -> None:
     previews.run_preview(preview_id)
+
+
+# Sent by Celery beat; a sweep that waited past the next one is dropped (expires in the schedule).
+@shared_task(name="properties.sweep_pipeline", ignore_result=True)
+def sweep_pipeline_task() -> None:
+    sweeper.sweep()
+
+
+@shared_task(name="properties.delete_run", chunk_kind=ScoringChunk.Kind.DELETE, **RUN_WIDE)
+def delete_run_task(job_id: int) -> None:
+    deletion.delete_run(job_id)

@@ -12,12 +12,18 @@ from properties.models import ApiToken
 NAME_MAX = ApiToken._meta.get_field("name").max_length
 
 
+# The session key that carries a new token's secret across the redirect after its POST, once.
+NEW_SECRET = "evalsite-new-token"
+
+
 def token_list(request: HttpRequest) -> HttpResponse:
-    new_secret = None
     if request.method == "POST":
         name = request.POST.get("name", "").strip()[:NAME_MAX] or "API token"
-        # Rendered, not redirected: the secret must reach the user once and be stored nowhere.
-        _, new_secret = ApiToken.issue(request.user, name)
+        _, request.session[NEW_SECRET] = ApiToken.issue(request.user, name)
+        # Redirected, so that a reload cannot create a second token; the page that follows reads
+        # the secret once from the session and removes it.
+        return redirect("tokens:token-list")
+    new_secret = request.session.pop(NEW_SECRET, None)
     tokens = ApiToken.objects.filter(user=request.user)
     return render(request, "properties/token_list.html", {"tokens": tokens, "new_secret": new_secret})
 

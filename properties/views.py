@@ -5,10 +5,11 @@ import json
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import filesizeformat
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
@@ -17,12 +18,14 @@ from properties import (
     charts,
     comparison,
     datascreen,
+    deletion,
     export,
     highlight,
     ingest,
     previews,
     rules,
     scoring,
+    workers,
 )
 from properties.forms import (
     AnnotationForm,
@@ -31,6 +34,7 @@ from properties.forms import (
     ProjectKeyForm,
     PromptPropertyForm,
     PropertySettingsForm,
+    RenameForm,
     RulesForm,
     UploadForm,
     store_project_key,
@@ -44,6 +48,7 @@ from properties.models import (
     PropertyValue,
     Run,
     RunLLMUsage,
+    ScoringChunk,
     ScoringJob,
     Upload,
 )
@@ -60,7 +65,7 @@ def _project_for(request: HttpRequest, pk: int) -> Project:
 
 
 def _run_for(request: HttpRequest, pk: int) -> Run:
-    return get_object_or_404(Run.objects.filter(project__memberships__user=request.user).distinct(), pk=pk)
+    return get_object_or_404(Run.objects.visible_to(request.user), pk=pk)
 
 
 def project_list(request: HttpRequest) -> HttpResponse:
@@ -71,15 +76,17 @@ def project_list(request: HttpRequest) -> HttpResponse:
         project.save()
         project.add_member(request.user, Membership.Role.OWNER)
         return redirect("properties:project-detail", pk=project.pk)
-    projects = Project.objects.visible_to(request.user).annotate(run_count=Count("runs", distinct=True))
+    live_runs = Count("runs", filter=Q(runs__deleting=False), distinct=True)
+    projects = Project.objects.visible_to(request.user).annotate(run_count=live_runs)
     return render(request, "properties/project_list.html", {"projects": projects, "form": form})
 
 
 def project_detail(request: HttpRequest, pk: int, settings_form: PropertySettingsForm | None = None) -> HttpResponse:
     project = _project_for(request, pk)
-    runs = list(project.runs.all())
+    runs = list(project.runs.live())
     summaries = comparison.summarize_runs(runs)
     addresses = sorted({address for summary in summaries for address in summary.stats})
+    waiting = ScoringChunk.objects.open().filter(job__run__in=runs).values_list("queue", flat=True)
     initial = {"enabled": project.enabled_properties, "configuration": json.dumps(project.property_config, indent=2)}
     context = {
         "project": project,
@@ -90,6 +97,8 @@ def project_detail(request: HttpRequest, pk: int, settings_form: PropertySetting
         "prompt_properties": project.prompt_properties.all(),
         "risk_factors": _risk_factors(project),
         "uploads": project.uploads.all()[:10],
+        "queue_problems": workers.queue_problems(waiting.distinct().order_by()),
+        "rename_form": RenameForm(initial={"name": project.name}),
     }
     return render(request, "properties/project_detail.html", context)
 
@@ -119,6 +128,8 @@ def prompt_property_edit(request: HttpRequest, pk: int, prompt_pk: int | None = 
             return _save_prompt_property(request, project, form)
         unsaved = form.save(commit=False)
         context["preview"] = previews.start_preview(project, request.user, unsaved, form.cleaned_data["new_api_key"])
+        if not request.htmx:  # a plain form post: redirected, so that a reload starts no second preview
+            return redirect("properties:prompt-preview", pk=project.pk, preview_pk=context["preview"].pk)
     template = "properties/prompt_property_edit.html"
     if request.htmx and "preview" in request.POST:
         template += "#preview"
@@ -236,7 +247,7 @@ def project_compare(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _chosen_runs(request: HttpRequest, project: Project) -> list[Run]:
     ids = [int(i) for i in request.GET.getlist("runs") if i.isdigit()]
-    runs = list(project.runs.filter(pk__in=ids))
+    runs = list(project.runs.live().filter(pk__in=ids))
     if len(runs) < 2:
         raise Http404("Choose two or more runs of this project to compare.")
     # Oldest first: the baseline on the left, the candidate on the right.
@@ -305,24 +316,41 @@ def compare_export(request: HttpRequest, pk: int, file_format: str) -> Streaming
 
 
 def upload_create(request: HttpRequest, pk: int) -> HttpResponse:
+    """Store an upload for the mapping step; a file refused whole, or sent again, stores nothing."""
     project = _project_for(request, pk)
     form = UploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        file = form.cleaned_data["file"]
-        if file.size > settings.EVALSITE_UPLOAD_MAX_BYTES:
-            limit, size = filesizeformat(settings.EVALSITE_UPLOAD_MAX_BYTES), filesizeformat(file.size)
-            form.add_error("file", f"The file is {size}; the upload limit is {limit}.")
-        else:
-            run, _ = Run.objects.get_or_create(
-                project=project,
-                name=form.cleaned_data["run_name"],
-                defaults={"environment": form.cleaned_data["environment"]},
-            )
+        file, run_name = form.cleaned_data["file"], form.cleaned_data["run_name"]
+        content_hash = ingest.file_hash(file)
+        if _refuse_upload(form, project, file, content_hash) is None:
             upload = Upload.objects.create(
-                project=project, run=run, file=file, original_name=file.name, created_by=request.user
+                project=project,
+                run_name=run_name,
+                environment=form.cleaned_data["environment"],
+                file=file,
+                original_name=file.name,
+                content_hash=content_hash,
+                created_by=request.user,
             )
             return redirect("properties:upload-mapping", pk=upload.pk)
     return render(request, "properties/upload_create.html", {"project": project, "form": form})
+
+
+def _refuse_upload(form: UploadForm, project: Project, file, content_hash: str) -> str | None:
+    """Why the file is refused (also added to the form), or None."""
+    if file.size > settings.EVALSITE_UPLOAD_MAX_BYTES:
+        limit, size = filesizeformat(settings.EVALSITE_UPLOAD_MAX_BYTES), filesizeformat(file.size)
+        form.add_error("file", f"The file is {size}; the upload limit is {limit}.")
+        return "too large"
+    problem = ingest.preview_file(file, file.name).error
+    if problem:
+        form.add_error("file", f"The file was refused, and nothing was stored: {problem}.")
+        return problem
+    earlier = ingest.earlier_upload(project, form.cleaned_data["run_name"], content_hash)
+    if earlier is not None and not form.cleaned_data["append_anyway"]:
+        form.offer_append(earlier)
+        return "uploaded before"
+    return None
 
 
 def upload_mapping(request: HttpRequest, pk: int) -> HttpResponse:
@@ -338,9 +366,7 @@ def upload_mapping(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("properties:upload-detail", pk=upload.pk)
     form = ColumnMappingForm(request.POST or None, columns=preview.columns, suggested=preview.suggested_mapping)
     if request.method == "POST" and form.is_valid():
-        result = ingest.ingest_upload(upload, form.mapping())
-        if result.accepted:
-            scoring.plan_job(upload.run)
+        ingest.ingest_upload(upload, form.mapping(), start_scoring=True)
         return redirect("properties:upload-detail", pk=upload.pk)
     context = {"upload": upload, "preview": preview, "form": form}
     return render(request, "properties/upload_mapping.html", context)
@@ -382,16 +408,13 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def run_rescore(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run_for(request, pk)
-    job = scoring.plan_job(run)
-    if job.total:
-        messages.info(request, f"Rescoring {job.total} stale or missing values.")
-    else:
-        messages.info(request, "Every value is current: nothing to rescore.")
+    scoring.start_job(run)
+    messages.info(request, "Rescoring: a worker is listing the stale or missing values, then scores them.")
     return redirect("properties:run-detail", pk=run.pk)
 
 
 def job_progress(request: HttpRequest, pk: int) -> HttpResponse:
-    job = get_object_or_404(ScoringJob, pk=pk, run__project__in=Project.objects.visible_to(request.user))
+    job = get_object_or_404(ScoringJob, pk=pk, run__in=Run.objects.visible_to(request.user))
     response = render(request, "properties/_job_progress.html", {"job": job})
     if request.htmx and job.is_finished:
         # 286 tells htmx to stop polling; the finished bar is still swapped in.
@@ -457,3 +480,56 @@ def _description(prop: str) -> str:
         return registry.get(prop).description
     except registry.RegistryError:
         return ""
+
+
+@require_POST
+def project_rename(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for(request, pk)
+    form = RenameForm(request.POST)
+    if form.is_valid():
+        project.name = form.cleaned_data["name"].strip()
+        project.save(update_fields=["name"])
+        messages.success(request, f"Project renamed {project.name}.")
+    else:
+        messages.error(request, "A project needs a name of at most 200 characters.")
+    return redirect("properties:project-detail", pk=project.pk)
+
+
+@require_POST
+def run_rename(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _run_for(request, pk)
+    form = RenameForm(request.POST)
+    name = form.cleaned_data["name"].strip() if form.is_valid() else ""
+    if not name:
+        messages.error(request, "A run needs a name of at most 200 characters.")
+    elif run.project.runs.filter(name=name).exclude(pk=run.pk).exists():
+        messages.error(request, f"The project already has a run named {name}.")
+    else:
+        run.name = name
+        run.save(update_fields=["name"])
+        messages.success(request, f"Run renamed {name}.")
+    return redirect("properties:run-detail", pk=run.pk)
+
+
+def project_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    """Confirm, naming what goes; then the project is hidden and a worker deletes its rows."""
+    project = _project_for(request, pk)
+    if request.method == "POST":
+        deletion.delete_project_later(project)
+        messages.success(request, f"Project {project.name} deleted.")
+        return redirect("properties:project-list")
+    context = {"what": "project", "name": project.name, "contents": deletion.project_contents(project)}
+    context["cancel_url"] = reverse("properties:project-detail", args=[project.pk])
+    return render(request, "properties/delete_confirm.html", context)
+
+
+def run_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    """Confirm, naming what goes; then the run is hidden, its pending chunks cancelled, its rows deleted."""
+    run = _run_for(request, pk)
+    if request.method == "POST":
+        deletion.delete_run_later(run)
+        messages.success(request, f"Run {run.name} deleted.")
+        return redirect("properties:project-detail", pk=run.project_id)
+    context = {"what": "run", "name": run.name, "contents": deletion.run_contents(run)}
+    context["cancel_url"] = reverse("properties:run-detail", args=[run.pk])
+    return render(request, "properties/delete_confirm.html", context)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from properties.scorers.registry import QUEUES
 from tests import servers
 
 
@@ -47,18 +49,61 @@ def redis_url() -> Iterator[str]:
 @pytest.fixture
 def broker_url(redis_url) -> Iterator[str]:
     """Point this process's Celery app at the test Redis for the length of a test."""
+    with celery_broker(redis_url):
+        yield redis_url
+
+
+class QueueReader:
+    """Reads back what waits on a queue of the broker this process's Celery app points at."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    def take(self, queue: str) -> list[tuple[str, tuple]]:
+        """(task name, args) of the messages waiting on `queue`, removed from it, oldest first."""
+        taken = []
+        with self.app.connection_for_read() as connection:
+            simple = connection.SimpleQueue(queue, no_ack=True)
+            try:
+                while True:
+                    try:
+                        message = simple.get(block=False)
+                    except simple.Empty:
+                        return taken
+                    taken.append((message.headers["task"], tuple(message.payload[0])))
+            finally:
+                simple.close()
+
+
+@contextmanager
+def celery_broker(url: str) -> Iterator[None]:
+    """Point this process's Celery app at another broker for a block."""
     from evalsite.celery import app
 
     previous = app.conf.broker_url
-    app.conf.broker_url = redis_url
+    app.conf.broker_url = url
     app.close()
     # app.close() keeps the cached producer pool, still bound to the broker of whichever earlier
     # test published (or applied a task eagerly, which acquires a producer too).
     app.amqp._producer_pool = None
-    yield redis_url
-    app.conf.broker_url = previous
-    app.close()
-    app.amqp._producer_pool = None
+    try:
+        yield
+    finally:
+        app.conf.broker_url = previous
+        app.close()
+        app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def memory_broker() -> Iterator[QueueReader]:
+    """kombu's in-memory transport: what this process publishes stays there for the test to read."""
+    from evalsite.celery import app
+
+    with celery_broker("memory://"):
+        broker = QueueReader(app)
+        for queue in QUEUES:  # nothing left over from an earlier test
+            broker.take(queue)
+        yield broker
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -256,3 +257,66 @@ def celery_worker(env: dict[str, str], queues: str = ",".join(QUEUES), concurren
         finally:
             worker.stop()
             worker.final_log = worker.log()
+
+
+class WorkerFleet:
+    """A Celery worker and Celery beat supervised as `manage.py start` supervises them.
+
+    The children's environment is os.environ at the time they (re)start, so a test sets it with
+    monkeypatch. `hold()` suspends restarts (to keep the workers down for a while).
+    """
+
+    def __init__(self, log_path: Path, concurrency: int) -> None:
+        from properties.management.commands import start
+        from properties.supervisor import Child, Supervisor
+
+        self.log_path = log_path
+        self.output = log_path.open("ab")
+        self.worker = Child("worker", start.worker_command(concurrency), output=self.output)
+        self.beat = Child("beat", start.beat_command(), output=self.output)
+        self.events: list[str] = []
+        self.supervisor = Supervisor([self.worker, self.beat], log=self.events.append)
+        self.held = threading.Event()
+        self.closing = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self.closing.is_set():
+            if not self.held.is_set():
+                self.supervisor.check(time.monotonic())
+            time.sleep(0.2)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def pool_pids(self) -> list[int]:
+        """The worker's pool processes (children of its main process)."""
+        listing = subprocess.run(["pgrep", "-P", str(self.worker.process.pid)], capture_output=True, text=True)
+        return [int(pid) for pid in listing.stdout.split()]
+
+    def hold(self) -> None:
+        self.held.set()
+
+    def release(self) -> None:
+        self.held.clear()
+
+    def stop_all(self) -> None:
+        """Warm shutdown of every child, restarts held until release()."""
+        self.hold()
+        self.supervisor.stop()
+        for child in self.supervisor.children:
+            child.restart_at = time.monotonic()  # started again on release()
+
+
+@contextmanager
+def supervised_workers(log_dir: Path, concurrency: int = 2) -> Iterator[WorkerFleet]:
+    fleet = WorkerFleet(log_dir / "workers.log", concurrency)
+    fleet.supervisor.start()
+    fleet.thread.start()
+    try:
+        yield fleet
+    finally:
+        fleet.closing.set()
+        fleet.thread.join()
+        fleet.supervisor.stop()
+        fleet.output.close()

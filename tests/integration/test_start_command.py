@@ -67,12 +67,27 @@ def test_start_serves_the_app_scores_the_demo_and_stops_its_children(tmp_path):
                 follow_redirects=True,
             )
             assert "Demo: support assistant" in response.text
+        # Supervision: a worker that dies is restarted and logged, while the web server keeps serving.
+        worker_pid = wait_for(lambda: _child_pid(process.pid, "celery -A evalsite worker"), 30, "the worker's pid")
+        os.kill(worker_pid, signal.SIGKILL)
+        wait_for(lambda: "worker exited with status -9; restarting in 1 s" in log.read_text(), 30, "the restart")
+        assert _get(f"http://127.0.0.1:{port}/accounts/login/") is not None, "the web server kept serving"
+        worker = "celery -A evalsite worker"
+        assert wait_for(lambda: _child_pid(process.pid, worker, other_than=worker_pid), 30, "a new worker")
+        assert _child_pid(process.pid, "celery -A evalsite beat"), "beat runs beside the worker"
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=60)
     assert _get(f"http://127.0.0.1:{port}/accounts/login/") is None, "the web server outlived the command"
     leftovers = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert f"127.0.0.1:{port}" not in leftovers
+
+
+def _child_pid(parent: int, command: str, other_than: int | None = None) -> int | None:
+    """The pid of the child of `parent` (never another process on the machine) running `command`."""
+    listing = subprocess.run(["pgrep", "-P", str(parent), "-f", command], capture_output=True, text=True)
+    pids = [int(pid) for pid in listing.stdout.split() if int(pid) != other_than]
+    return pids[0] if pids else None
 
 
 def _get(url: str):

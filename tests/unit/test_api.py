@@ -125,12 +125,15 @@ def test_start_scoring_and_read_progress(client, user, auth, django_capture_on_c
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = post(client, f"/api/runs/{run.pk}/score", {"properties": ["word_count"]}, auth)
     assert response.status_code == 202
-    assert len(callbacks) == 1  # the chunk is enqueued after commit
+    assert len(callbacks) == 1  # the planning task is handed to a worker after commit
     job = response.json()
-    assert (job["status"], job["total"], job["properties"]) == ("pending", 3, ["word_count"])
+    assert (job["status"], job["total"], job["properties"]) == ("planning", 0, ["word_count"])
     from properties import scoring
 
-    scoring.score_chunk(ScoringJob.objects.get(pk=job["id"]).chunks.get().pk)
+    stored = ScoringJob.objects.get(pk=job["id"])
+    scoring.plan_chunks(stored.chunks.get(kind="plan").pk)
+    assert client.get(f"/api/jobs/{job['id']}", **auth).json()["total"] == 3
+    scoring.score_chunk(stored.chunks.get(kind="score").pk)
     progress = client.get(f"/api/jobs/{job['id']}", **auth).json()
     assert (progress["status"], progress["done"], progress["percent"]) == ("done", 3, 100)
 
@@ -154,6 +157,25 @@ def test_interactions_filter_on_property_ranges_and_annotation(client, user, aut
     assert both.json()["count"] == 1
     bad = client.get(url, {"filter": "toxicity<<1"}, **auth)
     assert bad.status_code == 400 and "bad filter" in bad.json()["detail"]
+    # A property with a value per field must name the field; the answer shows how.
+    ambiguous = client.get(url, {"filter": "toxicity<0.1"}, **auth)
+    assert ambiguous.status_code == 400
+    assert "write toxicity.input or toxicity.output" in ambiguous.json()["detail"]
+
+
+def test_a_property_scored_on_one_field_needs_no_field_name(client, user, auth):
+    run = RunFactory(project=ProjectFactory(owner=user))
+    for interaction, valid in zip(InteractionFactory.create_batch(2, run=run), [1.0, 0.0], strict=True):
+        PropertyValue.objects.create(
+            interaction=interaction,
+            run=run,
+            property_name="valid_json",
+            field="output",
+            value=valid,
+            scorer_version="1",
+        )
+    found = client.get(f"/api/runs/{run.pk}/interactions", {"filter": "valid_json=1"}, **auth).json()
+    assert [item["properties"]["valid_json.output"] for item in found["items"]] == [1.0]
 
 
 def test_run_summary_has_means_and_annotation_counts(client, user, auth):
@@ -238,11 +260,13 @@ def test_the_default_cache_counts_requests_across_processes(tmp_path, settings):
 
 def test_token_page_shows_a_new_token_once_and_revokes(client, user):
     client.force_login(user)
-    created = client.post("/settings/api-tokens/", {"name": "ci"})
+    created = client.post("/settings/api-tokens/", {"name": "ci"}, follow=True)
+    assert created.redirect_chain == [("/settings/api-tokens/", 302)], "a reload must not create a second token"
     secret = created.context["new_secret"]
     assert secret in created.content.decode()
     listing = client.get("/settings/api-tokens/").content.decode()
     assert "ci" in listing and secret not in listing
+    assert ApiToken.objects.filter(user=user).count() == 1
     token = ApiToken.objects.get(user=user)
     other = UserFactory()
     client.force_login(other)

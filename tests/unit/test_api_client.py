@@ -40,8 +40,9 @@ def test_log_interactions_score_and_summarise(client_for):
     assert (result["accepted"], result["rejected"]) == (2, 1)
     assert result["errors"] == [{"row": 2, "field": "output", "reason": "required, but missing or empty"}]
     job = client.score(run["id"])
-    assert (job["total"], job["properties"]) == (3, ["word_count"])
-    assert client.wait_for_job(job["id"], timeout=30, poll=0.1)["done"] == 3
+    assert (job["status"], job["properties"]) == ("planning", ["word_count"])
+    finished = client.wait_for_job(job["id"], timeout=30, poll=0.1)
+    assert (finished["status"], finished["done"], finished["total"]) == ("done", 3, 3)
     summary = client.summary(run["id"])
     assert summary["interactions"] == 3 and summary["annotations"]["bad"] == 1
     assert summary["properties"]["word_count.output"]["mean"] == 2.0  # 2, 3 and 1 words

@@ -50,8 +50,13 @@ def ids(run, query_string):
 
 def test_parse_condition():
     assert datascreen.parse_condition("toxicity.output>0.5") == datascreen.Condition("toxicity", "output", ">", 0.5)
-    assert datascreen.parse_condition("grounded_in_context <= 0.8").field == "interaction"
+    assert datascreen.parse_condition("compression_ratio <= 0.8").field == "interaction"
     assert datascreen.parse_condition("content_type.output=sql").value == "sql"
+    # A property scored on one field needs no field name; one scored on several is refused, showing how.
+    assert datascreen.parse_condition("content_type=sql") == datascreen.Condition("content_type", "output", "=", "sql")
+    assert datascreen.parse_condition("grounded_in_context <= 0.8").field == "output"
+    with pytest.raises(datascreen.FilterError, match="write toxicity.input or toxicity.output"):
+        datascreen.parse_condition("toxicity>0.5")
     with pytest.raises(datascreen.FilterError, match="needs a number"):
         datascreen.parse_condition("toxicity.output>high")
     with pytest.raises(datascreen.FilterError, match="input, output or interaction"):

@@ -3,6 +3,7 @@ from django.contrib.auth import authenticate
 from django.core.management import call_command
 from django.test import RequestFactory
 
+from properties import scoring
 from properties.demo import DEMO_USERNAME, create_demo
 
 pytestmark = pytest.mark.django_db
@@ -17,6 +18,9 @@ def test_demo_is_created_once_with_a_fresh_password_and_a_planned_job():
     assert run.interactions.count() == 30
     assert run.uploads.get().rejected == 0
     job = run.latest_job()
+    assert job.status == "planning", "a worker plans the demo's job, as a user's"
+    scoring.plan_chunks(job.chunks.get(kind="plan").pk)
+    job.refresh_from_db()
     assert job.total == 30 * len(project.enabled_properties)
     again_password, again_project = create_demo()
     assert again_password is None and again_project == project

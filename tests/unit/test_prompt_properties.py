@@ -16,7 +16,7 @@ from django.utils import timezone
 from properties import scoring
 from properties.models import ProjectKey, PromptPreview, PromptProperty, PropertyValue
 from properties.scorers.llm.prompt_property import PromptJudge, check_template
-from properties.tasks import preview_prompt_task, score_chunk_task
+from properties.tasks import plan_job_task, preview_prompt_task, score_chunk_task
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 
 # The local OpenAI-protocol server's fixtures: server, provider, base_url.
@@ -256,9 +256,13 @@ def test_save_then_rescore_stores_values_from_the_llm_queue(
     run = project.runs.get()
     with (
         mock.patch.object(score_chunk_task, "apply_async", autospec=True) as apply_async,
-        django_capture_on_commit_callbacks(execute=True),
+        mock.patch.object(plan_job_task, "apply_async", autospec=True) as plan_async,
     ):
-        logged_in.post(reverse("properties:run-rescore", args=[run.pk]))
+        with django_capture_on_commit_callbacks(execute=True):
+            logged_in.post(reverse("properties:run-rescore", args=[run.pk]))
+        plan_async.assert_called_once_with(args=(run.jobs.get().pk,), queue="cpu")
+        with django_capture_on_commit_callbacks(execute=True):
+            scoring.plan_chunks(run.jobs.get().chunks.get(kind="plan").pk)  # what the worker does
     queues = {call.kwargs["args"][0]: call.kwargs["queue"] for call in apply_async.call_args_list}
     for chunk_id in queues:
         scoring.score_chunk(chunk_id)

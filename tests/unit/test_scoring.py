@@ -16,7 +16,7 @@ def run():
 
 
 def run_all_chunks(job: ScoringJob) -> None:
-    for chunk in job.chunks.all():
+    for chunk in job.chunks.filter(kind="score"):
         scoring.score_chunk(chunk.pk)
 
 
@@ -32,7 +32,7 @@ def test_plan_covers_every_field_of_every_interaction(run, settings):
     settings.EVALSITE_CHUNK_SIZE = 2
     job = scoring.plan_job(run)
     assert job.total == 5
-    assert [len(chunk.interaction_ids) for chunk in job.chunks.all()] == [2, 2, 1]
+    assert [len(chunk.interaction_ids) for chunk in job.chunks.filter(kind="score")] == [2, 2, 1]
     run_all_chunks(job)
     job.refresh_from_db()
     assert (job.status, job.done, job.failed, job.percent) == ("done", 5, 0, 100)
@@ -42,7 +42,7 @@ def test_plan_covers_every_field_of_every_interaction(run, settings):
 
 def test_running_a_chunk_twice_changes_nothing(run):
     job = scoring.plan_job(run)
-    chunk = job.chunks.get()
+    chunk = job.chunks.get(kind="score")
     scoring.score_chunk(chunk.pk)
     before_values, before_job = value_rows(run), ScoringJob.objects.values().get(pk=job.pk)
     scoring.score_chunk(chunk.pk)
@@ -52,7 +52,7 @@ def test_running_a_chunk_twice_changes_nothing(run):
 
 def test_a_task_that_died_after_storing_counts_its_items_once_when_redelivered(run):
     job = scoring.plan_job(run)
-    chunk = job.chunks.get()
+    chunk = job.chunks.get(kind="score")
     # The first delivery stored its values, then its worker died before finishing the chunk.
     setup = scoring.build_scorer(run.project, "word_count")
     scoring.store_values(run.pk, setup, scoring.compute_scores(setup, list(run.interactions.all())))
@@ -120,7 +120,7 @@ def test_errored_values_are_replanned_on_rescore(run):
 
 def test_chunk_of_a_deleted_run_returns_quietly(run):
     job = scoring.plan_job(run)
-    chunk_id = job.chunks.get().pk
+    chunk_id = job.chunks.get(kind="score").pk
     run.delete()
     scoring.score_chunk(chunk_id)
     assert not PropertyValue.objects.exists()
@@ -138,7 +138,7 @@ def test_chunks_are_enqueued_after_commit_on_the_scorer_queue(run, django_captur
         job = scoring.plan_job(run)
         assert apply_async.call_count == 0
     assert len(callbacks) == 1
-    chunk = job.chunks.get()
+    chunk = job.chunks.get(kind="score")
     apply_async.assert_called_once_with(args=(chunk.pk,), queue="cpu")
 
 
@@ -146,6 +146,6 @@ def test_task_function_scores_the_chunk(run):
     from properties.tasks import score_chunk_task
 
     job = scoring.plan_job(run)
-    score_chunk_task(job.chunks.get().pk)
+    score_chunk_task(job.chunks.get(kind="score").pk)
     job.refresh_from_db()
     assert job.status == "done"

@@ -1,17 +1,60 @@
-"""Start the embedded app: migrate, seed the demo, then a Celery worker and the web server together."""
+"""Start the embedded app: migrate, seed the demo, then the web server, a Celery worker and Celery
+beat (the sweeper's schedule), supervised: one that exits is restarted while the others go on."""
 
-import os
 import signal
-import subprocess
 import sys
-import time
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from properties.supervisor import Child, Supervisor
+
+
+# --- the web server ------------------------------------------------------------------------------
+# Kept on its own: the one place that says how the web server runs.
+def web_command(bind: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        # ASGI: the event loop reads request bodies, so slow clients cannot hold the workers.
+        "evalsite.asgi:application",
+        "--worker-class",
+        "uvicorn_worker.UvicornWorker",
+        "--bind",
+        bind,
+        "--workers",
+        "2",
+        "--access-logfile",
+        "-",
+    ]
+
+
+# --- the workers ---------------------------------------------------------------------------------
+def worker_command(concurrency: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "evalsite",
+        "worker",
+        "-Q",
+        "cpu,models,llm",
+        f"--concurrency={concurrency}",
+        "--loglevel=INFO",
+        "--without-gossip",
+        "--without-mingle",
+    ]
+
+
+def beat_command() -> list[str]:
+    # Sends the sweep (properties.sweeper) on schedule; its schedule file is in the data folder.
+    return [sys.executable, "-m", "celery", "-A", "evalsite", "beat", "--loglevel=INFO"]
+
 
 class Command(BaseCommand):
-    help = "Run the web server and a Celery worker together (the embedded default)."
+    help = "Run the web server, a Celery worker and Celery beat together, restarting any that exits."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--bind", default="127.0.0.1:8000")
@@ -22,55 +65,23 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         if not no_demo:
             call_command("seed_demo")
-        worker = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "evalsite",
-                "worker",
-                "-Q",
-                "cpu,models,llm",
-                f"--concurrency={concurrency}",
-                "--loglevel=INFO",
-                "--without-gossip",
-                "--without-mingle",
-            ],
-            start_new_session=True,
-        )
-        web = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                # ASGI: the event loop reads request bodies, so slow clients cannot hold the workers.
-                "evalsite.asgi:application",
-                "--worker-class",
-                "uvicorn_worker.UvicornWorker",
-                "--bind",
-                bind,
-                "--workers",
-                "2",
-                "--access-logfile",
-                "-",
-            ],
-            start_new_session=True,
-        )
-        self.stdout.write(self.style.SUCCESS(f"Evalsite is running at http://{bind}/  (Ctrl-C stops it)"))
+        children = [
+            Child("web server", web_command(bind)),
+            Child("worker", worker_command(concurrency)),
+            Child("beat", beat_command()),
+        ]
+        supervisor = Supervisor(children, log=self.log)
         # SIGTERM (a service manager, `timeout`) must stop the children too, not orphan them.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        supervisor.start()
+        self.stdout.write(self.style.SUCCESS(f"Evalsite is running at http://{bind}/  (Ctrl-C stops it)"))
         try:
-            while worker.poll() is None and web.poll() is None:
-                time.sleep(0.5)
+            supervisor.run_forever()
         except KeyboardInterrupt:
             pass
         finally:
-            for process in (web, worker):
-                if process.poll() is None:
-                    os.killpg(process.pid, signal.SIGTERM)
-            for process in (web, worker):
-                try:
-                    process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    os.killpg(process.pid, signal.SIGKILL)
+            supervisor.stop()
+
+    def log(self, line: str) -> None:
+        self.stdout.write(f"[start] {line}")
+        self.stdout.flush()

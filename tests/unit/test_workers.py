@@ -1,0 +1,59 @@
+"""Worker heartbeats as the pages read them, and the pool watchdog's arithmetic."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from properties import workers
+from properties.models import WorkerHeartbeat
+
+
+def beat(worker: str, queues: list[str], seen_ago: float, stopped: bool = False) -> None:
+    now = timezone.now()
+    WorkerHeartbeat.objects.create(
+        worker=worker,
+        hostname=worker.split("/")[0],
+        pid=1,
+        queues=queues,
+        last_seen=now - timedelta(seconds=seen_ago),
+        stopped_at=now if stopped else None,
+    )
+
+
+@pytest.mark.django_db
+def test_a_queue_no_live_worker_takes_is_named_with_when_one_was_last_seen():
+    beat("celery@a/1-x", ["cpu", "models"], seen_ago=180)
+    beat("celery@b/2-y", ["cpu"], seen_ago=2)
+    problems = workers.queue_problems(["models", "cpu", "llm"])
+    assert [str(problem) for problem in problems] == [
+        "No worker is taking `llm` work: none has ever connected.",
+        "No worker is taking `models` work: last seen 3\xa0minutes ago.",
+    ]
+    assert problems[0].hint == "celery -A evalsite worker -Q llm"
+
+
+@pytest.mark.django_db
+def test_a_worker_that_stopped_cleanly_takes_no_work():
+    beat("celery@a/1-x", ["cpu"], seen_ago=1, stopped=True)
+    assert [problem.queue for problem in workers.queue_problems(["cpu"])] == ["cpu"]
+
+
+@pytest.mark.django_db
+def test_no_queue_with_work_no_query_no_problem(django_assert_num_queries):
+    with django_assert_num_queries(0):
+        assert workers.queue_problems([]) == []
+
+
+def test_the_pool_is_stalled_only_while_a_task_waits_with_a_process_free():
+    watch = workers.Watch()
+    # Working: every process busy, however long tasks wait.
+    assert workers.stalled(watch, {"a", "b"}, active=2, concurrency=2, now=0.0) == 0.0
+    assert workers.stalled(watch, {"a", "b"}, active=2, concurrency=2, now=100.0) == 0.0
+    # A process is free from now on; "a" is begun, "b" never is (a hung pool, or a lost task).
+    assert workers.stalled(watch, {"a", "b"}, active=1, concurrency=2, now=101.0) == 0.0
+    assert workers.stalled(watch, {"b", "c"}, active=1, concurrency=2, now=111.0) == 10.0
+    assert workers.stalled(watch, {"b"}, active=0, concurrency=2, now=131.0) == 30.0
+    # Nothing waits: nothing is stalled, whatever happened before.
+    assert workers.stalled(watch, set(), active=0, concurrency=2, now=200.0) == 0.0
+    assert workers.stalled(watch, {"d"}, active=0, concurrency=2, now=201.0) == 0.0
