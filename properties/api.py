@@ -25,7 +25,7 @@ from ninja.openapi.docs import Swagger
 from ninja.parser import Parser
 from ninja.security import HttpBearer
 
-from properties import ingest, json_reading, scoring
+from properties import ingest, json_reading, project_templates, scoring
 from properties.models import (
     ApiToken,
     Interaction,
@@ -137,14 +137,20 @@ ERRORS: dict[int, type[Schema]] = dict.fromkeys((400, 401, 404, 413, 422, 429), 
 class ProjectIn(Schema):
     name: str = Field(min_length=1, max_length=200)
     description: str = ""
-    properties: list[str] | None = Field(None, description="Properties scored by default; the defaults if omitted.")
+    template: Literal[tuple(project_templates.TEMPLATES)] = Field(  # type: ignore[valid-type]
+        project_templates.DEFAULT_TEMPLATE,
+        description="What the application does: its template picks the properties scored and the key ones.",
+    )
+    properties: list[str] | None = Field(None, description="Properties scored; the template's if omitted.")
 
 
 class ProjectOut(Schema):
     id: int
     name: str
     description: str
+    template: str
     enabled_properties: list[str]
+    key_properties: list[str]
     created_at: datetime
 
 
@@ -335,8 +341,11 @@ def list_projects(request: HttpRequest) -> Any:
 
 @api.post("/projects", response={201: ProjectOut, **ERRORS}, tags=["projects"])
 def create_project(request: HttpRequest, payload: ProjectIn) -> Any:
-    names = _known_properties(payload.properties) if payload.properties is not None else scoring.default_properties()
-    project = Project.objects.create(name=payload.name, description=payload.description, enabled_properties=names)
+    project = Project(name=payload.name, description=payload.description)
+    project_templates.apply(project, payload.template)
+    if payload.properties is not None:
+        project.enabled_properties = _known_properties(payload.properties)
+    project.save()
     project.add_member(request.auth, Membership.Role.OWNER)
     return Status(201, project)
 

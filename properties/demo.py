@@ -8,7 +8,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from properties import ingest, scoring
+from properties import ingest, project_templates, scoring
 from properties.models import Membership, Project
 
 DEMO_USERNAME = "demo"
@@ -29,11 +29,12 @@ def create_demo() -> tuple[str | None, Project]:
         project = Project.objects.filter(name=DEMO_PROJECT, memberships__user=user).first()
         if project is not None:
             return password, project
-        project = Project.objects.create(
+        project = Project(
             name=DEMO_PROJECT,
             description="Questions to a support assistant with retrieved documents, scored on start.",
-            enabled_properties=scoring.default_properties(),
         )
+        project_templates.apply(project, "rag")
+        project.save()
         project.add_member(user, Membership.Role.OWNER)
         upload = ingest.ingest_path(project, DEMO_RUN, DEMO_FILE, user=user)
         scoring.plan_job(upload.run)

@@ -6,7 +6,7 @@ import re
 from django import forms
 from django.utils import timezone
 
-from properties import project_config, provider_keys
+from properties import project_config, project_templates, provider_keys
 from properties.models import Annotation, Project, ProjectKey, PromptProperty, Run
 from properties.rules import RulesError, parse_rules
 from properties.scorers import registry
@@ -30,10 +30,25 @@ MAPPABLE_FIELDS = [
 
 
 class ProjectForm(forms.ModelForm):
+    template = forms.ChoiceField(
+        choices=project_templates.choices,
+        initial=project_templates.DEFAULT_TEMPLATE,
+        required=False,
+        widget=forms.RadioSelect,
+        help_text="Which properties the project scores and shows first; you can change them later.",
+    )
+
     class Meta:
         model = Project
         fields = ["name", "description"]
         widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+    def save(self, commit: bool = True) -> Project:
+        project = super().save(commit=False)
+        project_templates.apply(project, self.cleaned_data["template"] or project_templates.DEFAULT_TEMPLATE)
+        if commit:
+            project.save()
+        return project
 
 
 class UploadForm(forms.Form):

@@ -29,6 +29,12 @@ class Project(models.Model):
     # Names of the properties scored on upload; per-property configuration beside them.
     enabled_properties = models.JSONField(default=list, blank=True)
     property_config = models.JSONField(default=dict, blank=True)
+    # The template the project started from (project_templates), and its key properties: the Data
+    # Screen's default columns and the comparison's default properties.
+    template = models.CharField(max_length=20, blank=True)
+    key_properties = models.JSONField(default=list, blank=True)
+    # Per property {"direction", "threshold", "tolerance"} over the documented defaults (criteria.py).
+    pass_criteria = models.JSONField(default=dict, blank=True)
     # Auto-annotation rules as YAML; empty means the shipped default rules.
     annotation_rules = models.TextField(blank=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")

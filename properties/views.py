@@ -21,6 +21,7 @@ from properties import (
     highlight,
     ingest,
     previews,
+    project_templates,
     rules,
     scoring,
 )
@@ -66,13 +67,12 @@ def _run_for(request: HttpRequest, pk: int) -> Run:
 def project_list(request: HttpRequest) -> HttpResponse:
     form = ProjectForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        project = form.save(commit=False)
-        project.enabled_properties = scoring.default_properties()
-        project.save()
+        project = form.save()
         project.add_member(request.user, Membership.Role.OWNER)
         return redirect("properties:project-detail", pk=project.pk)
     projects = Project.objects.visible_to(request.user).annotate(run_count=Count("runs", distinct=True))
-    return render(request, "properties/project_list.html", {"projects": projects, "form": form})
+    context = {"projects": projects, "form": form, "templates": project_templates.TEMPLATES.values()}
+    return render(request, "properties/project_list.html", context)
 
 
 def project_detail(request: HttpRequest, pk: int, settings_form: PropertySettingsForm | None = None) -> HttpResponse:
