@@ -3,6 +3,8 @@
 Filters come from the URL so that a filtered view can be shared and survives a reload:
   where=toxicity.output>0.5     a numeric range (operators > >= < <= = !=); repeat for AND
   where=content_type=sql        a category (a non-numeric right-hand side compares labels)
+  where=failing:grounded_in_context   values on the wrong side of the property's threshold
+  where=passing:toxicity.output       ... on the right side; where=na:coverage: not applicable
   annotation=good|bad|unknown   and source=person|estimated
   q=refund&in=input|output|both text search
   errors=1                      interactions with at least one property error
@@ -19,12 +21,14 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Q, QuerySet
 from django.http import QueryDict
 
+from properties import criteria
 from properties.models import Interaction, PropertyValue, Run
 from properties.scorers import registry
 
 PAGE_SIZE = 50
 TEXT_COLUMNS = ("input", "output", "annotation")
 SORTABLE_COLUMNS = {"id": "pk", "annotation": "annotation", "user_interaction_id": "user_interaction_id"}
+STATUS_CONDITION = re.compile(r"^\s*(?P<status>failing|passing|na):\s*(?P<address>[\w.\[\]]+)\s*$")
 CONDITION = re.compile(r"^\s*(?P<address>[\w.\[\]]+)\s*(?P<op>>=|<=|!=|=|>|<)\s*(?P<value>.*?)\s*$")
 NUMERIC_LOOKUPS = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte", "=": "exact"}
 
@@ -50,18 +54,50 @@ class Condition:
 
 
 def split_address(address: str) -> tuple[str, str]:
-    """`toxicity.output` -> ("toxicity", "output"); `grounded_in_context` -> (..., "interaction")."""
+    """`toxicity.output` -> ("toxicity", "output"). Without a field, the property's own: `interaction`
+    for properties of the whole interaction, else the output (`grounded_in_context` is scored on it)."""
     prop, _, field_name = address.partition(".")
-    field_name = field_name or "interaction"
+    field_name = field_name or _default_field(prop)
     if field_name not in PropertyValue.Field.values:
         raise FilterError(f"{address!r}: the field must be input, output or interaction")
     return prop, field_name
 
 
-def parse_condition(text: str) -> Condition:
+def _default_field(prop: str) -> str:
+    try:
+        fields = registry.get(prop).fields
+    except registry.RegistryError:
+        return "interaction"
+    if "interaction" in fields:
+        return "interaction"
+    return "output" if "output" in fields else fields[0]
+
+
+@dataclass(frozen=True)
+class StatusCondition:
+    """Interactions whose value of a property fails, passes, or does not apply (criteria.py)."""
+
+    prop: str
+    field: str
+    status: str
+
+    @property
+    def address(self) -> str:
+        return self.prop if self.field == "interaction" else f"{self.prop}.{self.field}"
+
+    def __str__(self) -> str:
+        return f"{self.status}:{self.address}"
+
+
+def parse_condition(text: str) -> Condition | StatusCondition:
+    status = STATUS_CONDITION.match(text)
+    if status:
+        return StatusCondition(*split_address(status["address"]), status["status"])
     match = CONDITION.match(text)
     if not match:
-        raise FilterError(f"{text!r} is not a condition like toxicity.output>0.5 or content_type=sql")
+        raise FilterError(
+            f"{text!r} is not a condition like toxicity.output>0.5, content_type=sql or failing:grounded_in_context"
+        )
     prop, field_name = split_address(match["address"])
     raw = match["value"].strip("'\"")
     try:
@@ -75,7 +111,7 @@ def parse_condition(text: str) -> Condition:
 
 @dataclass
 class ScreenQuery:
-    conditions: list[Condition] = field(default_factory=list)
+    conditions: list[Condition | StatusCondition] = field(default_factory=list)
     annotation: str = ""
     source: str = ""
     search: str = ""
@@ -126,7 +162,7 @@ def filtered_interactions(run: Run, query: ScreenQuery) -> QuerySet[Interaction]
     everything = run.interactions.all()
     interactions = everything
     for condition in query.conditions:
-        interactions = interactions.filter(pk__in=_matching_ids(run, condition))
+        interactions = interactions.filter(pk__in=_matching_ids(run, condition, query))
     if query.annotation:
         interactions = interactions.filter(annotation=query.annotation)
     if query.source:
@@ -144,13 +180,15 @@ def filtered_interactions(run: Run, query: ScreenQuery) -> QuerySet[Interaction]
     return _sorted(run, interactions, query.sort, filtered=interactions is not everything)
 
 
-def _matching_ids(run: Run, condition: Condition) -> QuerySet:
+def _matching_ids(run: Run, condition: Condition | StatusCondition, query: ScreenQuery) -> QuerySet:
     """Ids of interactions whose value satisfies the condition, read from one covering index.
 
     Error values have no number and no label, so they never match (no status test needed,
     which would cost a table lookup per value).
     """
     values = PropertyValue.objects.filter(run=run, property_name=condition.prop, field=condition.field)
+    if isinstance(condition, StatusCondition):
+        return _status_matches(run, values, condition, query)
     if isinstance(condition.value, str):
         values = values.exclude(label="")
         lookup = Q(label=condition.value)
@@ -163,6 +201,19 @@ def _matching_ids(run: Run, condition: Condition) -> QuerySet:
         )
     matching = values.exclude(lookup) if condition.op == "!=" else values.filter(lookup)
     return matching.values("interaction_id")
+
+
+def _status_matches(run: Run, values: QuerySet, condition: StatusCondition, query: ScreenQuery) -> QuerySet:
+    if condition.status == "na":
+        return values.filter(criteria.not_applicable_q()).values("interaction_id")
+    criterion = criteria.criterion_for(run.project, condition.prop)
+    if not criterion.judges:
+        query.problems.append(
+            f"{condition.address} neither passes nor fails: set its direction and threshold on its settings page"
+        )
+        return values.none().values("interaction_id")
+    wanted = criterion.failing_q() if condition.status == "failing" else criterion.passing_q()
+    return values.filter(wanted).values("interaction_id")
 
 
 def _sorted(

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Count
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.views.decorators.http import require_POST
@@ -18,12 +18,14 @@ from properties import (
     comparison,
     datascreen,
     export,
-    highlight,
     ingest,
+    interaction_panel,
+    pass_rates,
     previews,
     project_templates,
     rules,
     scoring,
+    screen,
 )
 from properties.forms import (
     AnnotationForm,
@@ -50,9 +52,6 @@ from properties.models import (
 )
 from properties.scorers import registry
 from properties.scorers.pii_risk import default_risk_factors
-
-# Property columns the Data Screen shows before the user picks any.
-DEFAULT_VALUE_COLUMNS = 4
 
 
 def _project_for(request: HttpRequest, pk: int) -> Project:
@@ -352,30 +351,22 @@ def upload_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "properties/upload_detail.html", {"upload": upload, "job": job})
 
 
+# The Data Screen's fragments by the id of the element htmx swaps.
+SCREEN_PARTIALS = {"screen": "screen", "detail-pane": "panel", "pass-rates": "pass-rates"}
+
+
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """The Data Screen: the run's interactions, filtered, sorted and paged on the server."""
+    """The Data Screen: the run's interactions, filtered, sorted and paged on the server; `i=<id>`
+    opens one in the side panel, `highlight=<address>` marks a property's evidence there."""
     run = _run_for(request, pk)
-    query = datascreen.ScreenQuery.from_params(request.GET)
-    page = datascreen.page_of(datascreen.filtered_interactions(run, query), request.GET.get("page"))
-    addresses = datascreen.property_addresses(run)
-    columns = [c for c in query.columns if c in addresses] or addresses[:DEFAULT_VALUE_COLUMNS]
-    values = datascreen.values_by_interaction([interaction.pk for interaction in page])
-    rows = [(interaction, [values[interaction.pk].get(c) for c in columns]) for interaction in page]
-    context = {
-        "run": run,
-        "job": run.latest_job(),
-        "query": query,
-        "page": page,
-        "rows": rows,
-        "columns": columns,
-        "addresses": addresses,
-        "score": annotation.run_score(run),
-        "llm_totals": RunLLMUsage.totals(run),
-        "llm_usage": run.llm_usage.all(),
-    }
+    context = screen.screen_context(run, request.GET, request.session)
+    context.update(score=annotation.run_score(run), llm_totals=RunLLMUsage.totals(run), llm_usage=run.llm_usage.all())
     template = "properties/run_detail.html"
-    if request.htmx and request.htmx.target == "screen":
-        template += "#screen"
+    partial = SCREEN_PARTIALS.get(request.htmx.target or "") if request.htmx else None
+    if partial == "pass-rates":
+        context["rates"] = pass_rates.computed(run, context["criteria"], context["key_columns"])
+    if partial:
+        template += "#" + partial
     return render(request, template, context)
 
 
@@ -408,52 +399,29 @@ def _interaction_for(request: HttpRequest, pk: int) -> Interaction:
 
 
 def interaction_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """Every field and property value; `?highlight=address` marks that property's evidence."""
+    """One interaction on a page of its own (links from comparisons); the same panel as the Data Screen's."""
     interaction = _interaction_for(request, pk)
-    values = list(interaction.property_values.order_by("property_name", "field"))
-    selected = next((v for v in values if v.address == request.GET.get("highlight")), None)
-    spans = highlight.spans_by_field(selected.spans if selected else [])
-    documents = [
-        (
-            f"information_retrieval[{i}]",
-            document,
-            highlight.segments(str(document), spans.get(f"information_retrieval[{i}]", [])),
-        )
-        for i, document in enumerate(interaction.information_retrieval)
-    ]
-    texts = {
-        name: highlight.segments(getattr(interaction, name), spans.get(name, []))
-        for name in ("input", "full_prompt", "history", "output", "expected_output")
-    }
-    context = {
-        "interaction": interaction,
-        "values": [(value, _description(value.property_name)) for value in values],
-        "selected": selected,
-        "texts": texts,
-        "documents": documents,
-        "annotation_form": AnnotationForm(
-            initial={"annotation": interaction.annotation, "reason": interaction.annotation_reason}
-        ),
-    }
+    context = interaction_panel.panel_context(interaction, request.GET.get("highlight"))
+    context.update(params=request.GET, panel=True, screen_query=None)
     template = "properties/interaction_detail.html"
     if request.htmx:
-        template += "#detail"
+        template += "#panel"
     return render(request, template, context)
 
 
 @require_POST
 def interaction_annotate(request: HttpRequest, pk: int) -> HttpResponse:
+    """A person's label. From the Data Screen's panel (htmx), the panel, its table row and the run's
+    score are swapped in at once."""
     interaction = _interaction_for(request, pk)
     form = AnnotationForm(request.POST)
     if form.is_valid():
         annotation.annotate_by_person(interaction, form.cleaned_data["annotation"], form.cleaned_data["reason"])
-    if request.htmx:
+    if not request.htmx:
+        return redirect("properties:interaction-detail", pk=pk)
+    if "screen" not in request.POST:  # the interaction's own page
         return interaction_detail(request, pk)
-    return redirect("properties:interaction-detail", pk=pk)
-
-
-def _description(prop: str) -> str:
-    try:
-        return registry.get(prop).description
-    except registry.RegistryError:
-        return ""
+    params = QueryDict(request.POST.get("screen", ""))
+    context = screen.annotated_context(interaction, params, request.session)
+    context.update(score=annotation.run_score(interaction.run), oob=True)
+    return render(request, "properties/run_detail.html#annotated", context)

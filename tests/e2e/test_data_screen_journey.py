@@ -73,13 +73,13 @@ def test_upload_two_runs_filter_highlight_annotate_and_compare(page, live_server
     page.locator('[data-property="invalid_links.output"]').click()
     mark = page.locator('#detail-pane [data-field="output"] mark.evidence')
     expect(mark).to_have_text("http://127.0.0.1:9/status")
-    expect(mark).to_have_attribute("title", re.compile(r"^not checked · not contacted: .*127\.0\.0\.1"))
+    expect(mark).to_have_attribute("title", re.compile(r"^link not checked · not contacted: .*127\.0\.0\.1"))
     page.screenshot(path=str(artifacts / "data-screen-highlight.png"), full_page=True)
 
-    page.locator("#detail-pane select[name=annotation]").select_option("bad")
     page.locator("#detail-pane input[name=reason]").fill("link to a private page")
-    page.locator("#detail-pane").get_by_role("button", name="Annotate").click()
+    page.locator("#detail-pane").get_by_role("button", name="Bad (b)").click()
     expect(page.get_by_test_id("annotation")).to_have_text("bad (person)")
+    expect(page.locator("#interactions tr.selected [data-testid=row-annotation]")).to_have_text("bad")
 
     # The hostile output reads back exactly, as text, and nothing in it ran.
     page.goto(page.url.split("?")[0])

@@ -58,15 +58,21 @@ def test_segments_follow_span_offsets_and_clip_overlaps():
     spans = [
         {"field": "output", "start": 11, "end": 19, "label": "PHONE", "score": 0.9, "note": "risk 0.6"},
         {"field": "output", "start": 15, "end": 22, "label": "overlap"},
-        {"field": "output", "start": 30, "end": 34, "label": "EMAIL"},
+        {"field": "output", "start": 30, "end": 34, "label": "EMAIL", "score": 0.2},
     ]
-    segments = highlight.segments(text, spans)
+    segments = highlight.segments(text, highlight.evidence_of("pii_risk", spans))
     assert "".join(s.text for s in segments) == text
     marked = [(s.text, s.span["label"]) for s in segments if s.span]
     assert marked == [("555-0100", "PHONE"), (" or", "overlap"), ("b.io", "EMAIL")]
-    assert segments[1].title == "PHONE · score 0.9 · risk 0.6"
+    assert segments[1].title == "personal data “PHONE” · risk 0.90 · risk 0.6"
+    assert [s.evidence.css for s in segments if s.evidence] == [
+        "ev-problem ev-problem-3",
+        "ev-problem ev-problem-2",
+        "ev-problem ev-problem-1",
+    ], "risky PII is darker than harmless PII; a span without a score is in the middle"
 
 
 def test_segments_ignore_spans_outside_the_text():
-    assert [s.text for s in highlight.segments("abc", [{"start": 5, "end": 9}])] == ["abc"]
+    outside = highlight.evidence_of("pii_risk", [{"start": 5, "end": 9}])
+    assert [s.text for s in highlight.segments("abc", outside)] == ["abc"]
     assert [s.text for s in highlight.segments("", [])] == [""]

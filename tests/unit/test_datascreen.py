@@ -50,7 +50,9 @@ def ids(run, query_string):
 
 def test_parse_condition():
     assert datascreen.parse_condition("toxicity.output>0.5") == datascreen.Condition("toxicity", "output", ">", 0.5)
-    assert datascreen.parse_condition("grounded_in_context <= 0.8").field == "interaction"
+    assert datascreen.parse_condition("grounded_in_context <= 0.8").field == "output", "the property's own field"
+    assert datascreen.parse_condition("compression_ratio <= 0.8").field == "interaction"
+    assert datascreen.parse_condition("my_own_scorer <= 0.8").field == "interaction"
     assert datascreen.parse_condition("content_type.output=sql").value == "sql"
     with pytest.raises(datascreen.FilterError, match="needs a number"):
         datascreen.parse_condition("toxicity.output>high")
