@@ -124,19 +124,34 @@ class RunScore:
         return self.agreement_count / self.agreement_total if self.agreement_total else None
 
 
-def run_score(run: Run) -> RunScore:
+def _score_counts() -> dict[str, Count]:
     person = Q(annotation_source=AnnotationSource.PERSON)
     both = person & Q(estimated_annotation__in=["good", "bad"]) & Q(annotation__in=["good", "bad"])
-    counts = run.interactions.aggregate(
-        good=Count("pk", filter=Q(annotation="good")),
-        bad=Count("pk", filter=Q(annotation="bad")),
-        person_good=Count("pk", filter=person & Q(annotation="good")),
-        person_bad=Count("pk", filter=person & Q(annotation="bad")),
-        agreement_total=Count("pk", filter=both),
-        agreement_count=Count(
+    return {
+        "good": Count("pk", filter=Q(annotation="good")),
+        "bad": Count("pk", filter=Q(annotation="bad")),
+        "person_good": Count("pk", filter=person & Q(annotation="good")),
+        "person_bad": Count("pk", filter=person & Q(annotation="bad")),
+        "agreement_total": Count("pk", filter=both),
+        "agreement_count": Count(
             "pk",
             filter=both
             & (Q(annotation="good", estimated_annotation="good") | Q(annotation="bad", estimated_annotation="bad")),
         ),
+    }
+
+
+def run_score(run: Run) -> RunScore:
+    return RunScore(**run.interactions.aggregate(**_score_counts()))
+
+
+def run_scores(runs: list[Run]) -> dict[int, tuple[int, RunScore]]:
+    """{run id: (interactions, score)} for several runs in one query."""
+    rows = (
+        Interaction.objects.filter(run__in=runs)
+        .values("run_id")
+        .annotate(interactions=Count("pk"), **_score_counts())
+        .order_by()
     )
-    return RunScore(**counts)
+    found = {row.pop("run_id"): (row.pop("interactions"), RunScore(**row)) for row in rows}
+    return {run.pk: found.get(run.pk, (0, RunScore(0, 0, 0, 0, 0, 0))) for run in runs}

@@ -4,7 +4,6 @@ import json
 
 from django.conf import settings
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -14,9 +13,8 @@ from django_htmx.http import HttpResponseStopPolling
 
 from properties import (
     annotation,
-    charts,
+    compare_page,
     comparison,
-    datascreen,
     export,
     ingest,
     interaction_panel,
@@ -201,35 +199,14 @@ def project_rules(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def project_compare(request: HttpRequest, pk: int) -> HttpResponse:
+    """Runs compared on the chosen properties (`prop=`, the key ones by default); with two runs, the
+    row-by-row changes load as a fragment (htmx target `row-diff`, `property=` picks the property)."""
     project = _project_for(request, pk)
     runs = _chosen_runs(request, project)
-    summaries = comparison.summarize_runs(runs)
-    addresses = sorted({address for summary in summaries for address in summary.stats})
-    figures = [{"id": "chart-score", "address": "", "figure": charts.score_figure(summaries)}]
-    for address in addresses:
-        prop, _, field_name = address.partition(".")
-        series = {run.name: comparison.numeric_values(run, prop, field_name or "interaction") for run in runs}
-        edges, counts = comparison.histogram(series)
-        figures.append(
-            {
-                "id": f"chart-dist-{len(figures)}",
-                "address": address,
-                "figure": charts.distribution_figure(address, edges, counts),
-            }
-        )
-        figures.append(
-            {"id": f"chart-mean-{len(figures)}", "address": address, "figure": charts.means_figure(address, summaries)}
-        )
-    context = {
-        "project": project,
-        "runs": runs,
-        "summaries": summaries,
-        "addresses": addresses,
-        "figures": figures,
-        "run_ids": "&".join(f"runs={run.pk}" for run in runs),
-    }
-    if len(runs) == 2:
-        context.update(_row_by_row(request, runs, addresses))
+    if request.htmx and request.htmx.target == "row-diff" and len(runs) == 2:
+        context = compare_page.row_diff_context(project, runs, request.GET)
+        return render(request, "properties/project_compare.html#row-diff", context)
+    context = compare_page.page_context(project, runs, request.GET)
     return render(request, "properties/project_compare.html", context)
 
 
@@ -240,14 +217,6 @@ def _chosen_runs(request: HttpRequest, project: Project) -> list[Run]:
         raise Http404("Choose two or more runs of this project to compare.")
     # Oldest first: the baseline on the left, the candidate on the right.
     return sorted(runs, key=lambda run: (run.created_at, run.pk))
-
-
-def _row_by_row(request: HttpRequest, runs: list[Run], addresses: list[str]) -> dict:
-    address = request.GET.get("property") if request.GET.get("property") in addresses else None
-    address = address or (addresses[0] if addresses else None)
-    rows = comparison.row_diffs(runs[0], runs[1], address)
-    page = Paginator(rows, datascreen.PAGE_SIZE).get_page(request.GET.get("page"))
-    return {"diff_property": address, "diff_page": page}
 
 
 @require_POST

@@ -13,6 +13,14 @@ htmx.onLoad(function (root) {
   });
 });
 
+// Colour swatches take their colour from data-colour (no style attributes under the policy; the
+// CSSOM is allowed).
+htmx.onLoad(function (root) {
+  root.querySelectorAll("[data-colour]").forEach(function (swatch) {
+    swatch.style.backgroundColor = swatch.dataset.colour;
+  });
+});
+
 // A select marked data-submit-on-change submits its form when a choice is made; one inside an
 // htmx form lets htmx send it.
 document.addEventListener("change", function (event) {

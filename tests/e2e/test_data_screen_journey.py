@@ -92,8 +92,11 @@ def test_upload_two_runs_filter_highlight_annotate_and_compare(page, live_server
     page.get_by_label("Compare v1").check()
     page.get_by_label("Compare v2").check()
     page.get_by_role("button", name="Compare selected runs").click()
+    page.get_by_role("checkbox", name="word_count.output").check()
+    page.get_by_role("button", name="Show").click()
     expect(page.locator('[data-address="word_count.output"] svg.main-svg').first).to_be_visible()
-    expect(page.locator("#row-diff tbody tr")).to_have_count(4)
+    page.locator("select[name=property]").select_option("word_count.output")
+    expect(page.locator("#row-diff-table tbody tr")).to_have_count(4)
     expect(page.locator("#row-diff ins").first).to_be_visible()
     page.screenshot(path=str(artifacts / "comparison.png"), full_page=True)
     assert page.evaluate("window.pwned") is None

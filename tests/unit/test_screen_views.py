@@ -119,6 +119,8 @@ def test_hostile_rules_are_a_message_on_the_rules_page(client_in, run, text, mes
 
 
 def test_compare_two_runs_with_charts_and_row_by_row(client_in, run):
+    run.project.enabled_properties = ["toxicity"]
+    run.project.save()
     other = RunFactory(project=run.project, name="candidate")
     for i, toxicity in enumerate([0.2, 0.1, 0.9]):
         add_value(
@@ -127,8 +129,14 @@ def test_compare_two_runs_with_charts_and_row_by_row(client_in, run):
     url = reverse("properties:project-compare", args=[run.project.pk])
     page = client_in.get(url, {"runs": [run.pk, other.pk]}).content.decode()
     assert 'id="chart-score"' in page and 'data-address="toxicity.output"' in page
-    assert page.index(">row-1<") < page.index(">row-0<"), "largest change first"
-    assert "<del>" in page and "<ins>new</ins>" in page
+    assert 'id="row-diff" hx-get=' in page and 'hx-trigger="load"' in page, "the row-by-row view is a fragment"
+    fragment = client_in.get(url, {"runs": [run.pk, other.pk]}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="row-diff")
+    body = fragment.content.decode()
+    assert "<html" not in body
+    assert body.index(">row-1<") < body.index(">row-0<"), "largest change first"
+    assert "<del>" in body and "<ins>new</ins>" in body
+    without_js = client_in.get(url, {"runs": [run.pk, other.pk], "property": "toxicity.output"}).content.decode()
+    assert "<html" in without_js and 'id="row-diff-table"' in without_js
     assert client_in.get(url, {"runs": [run.pk]}).status_code == 404
 
 
