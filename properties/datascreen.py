@@ -161,8 +161,7 @@ class ScreenQuery:
 def filtered_interactions(run: Run, query: ScreenQuery) -> QuerySet[Interaction] | SortedByValue | MatchedIds:
     everything = run.interactions.all()
     interactions = everything
-    for condition in query.conditions:
-        interactions = interactions.filter(pk__in=_matching_ids(run, condition, query))
+    matching = _condition_matches(run, query)
     if query.annotation:
         interactions = interactions.filter(annotation=query.annotation)
     if query.source:
@@ -177,7 +176,23 @@ def filtered_interactions(run: Run, query: ScreenQuery) -> QuerySet[Interaction]
     if query.errors_only:
         errors = PropertyValue.objects.filter(run=run, status=PropertyValue.Status.ERROR).values("interaction_id")
         interactions = interactions.filter(pk__in=errors)
-    return _sorted(run, interactions, query.sort, filtered=interactions is not everything)
+    return _sorted(run, interactions, query.sort, interactions is not everything, matching)
+
+
+def _condition_matches(run: Run, query: ScreenQuery) -> set[int] | None:
+    """Ids matching every property condition, or None without conditions.
+
+    Each condition is one index-only read of the (run, property, field, value, interaction) index;
+    intersecting the id sets here costs less than letting the database intersect IN subqueries
+    (bench/data_screen.py, filtered page at 100k on SQLite: 115 -> 83 ms for the ids).
+    """
+    matching: set[int] | None = None
+    for condition in query.conditions:
+        ids = set(_matching_ids(run, condition, query).values_list("interaction_id", flat=True))
+        matching = ids if matching is None else matching & ids
+        if not matching:
+            break
+    return matching
 
 
 def _matching_ids(run: Run, condition: Condition | StatusCondition, query: ScreenQuery) -> QuerySet:
@@ -217,24 +232,26 @@ def _status_matches(run: Run, values: QuerySet, condition: StatusCondition, quer
 
 
 def _sorted(
-    run: Run, interactions: QuerySet[Interaction], sort: str, filtered: bool
+    run: Run, interactions: QuerySet[Interaction], sort: str, narrowed: bool, matching: set[int] | None
 ) -> QuerySet[Interaction] | SortedByValue | MatchedIds:
+    """`narrowed`: the queryset itself is filtered; `matching`: ids the property conditions allow."""
     descending = sort.startswith("-")
     key = sort.lstrip("-")
-    if not key:
-        return MatchedIds(interactions.order_by("pk")) if filtered else interactions.order_by("pk")
-    if key in SORTABLE_COLUMNS:
-        column = SORTABLE_COLUMNS[key]
-        return interactions.order_by(f"-{column}" if descending else column, "pk")
+    filtered = narrowed or matching is not None
     try:
-        prop, field_name = split_address(key)
+        prop, field_name = split_address(key) if key and key not in SORTABLE_COLUMNS else ("", "")
     except FilterError:
-        return interactions.order_by("pk")
+        key = ""
+    if not key or key in SORTABLE_COLUMNS:
+        column = SORTABLE_COLUMNS.get(key, "pk")
+        ordered = interactions.order_by(f"-{column}" if descending else column, "pk")
+        in_pk_order = column == "pk" and not descending
+        return MatchedIds(ordered, matching, narrowed, in_pk_order) if filtered else ordered
     values = PropertyValue.objects.filter(run=run, property_name=prop, field=field_name, value__isnull=False)
     order = ("-value", "-interaction_id") if descending else ("value", "interaction_id")
     ordered_ids = values.order_by(*order).values_list("interaction_id", flat=True)
     if filtered:
-        return SortedMatches(interactions.order_by("pk"), ordered_ids)
+        return SortedMatches(interactions.order_by("pk"), ordered_ids, matching, narrowed)
     return SortedByValue(interactions.order_by("pk"), values, ordered_ids)
 
 
@@ -246,15 +263,38 @@ class MatchedIds:
     run page view) halves the work.
     """
 
-    def __init__(self, interactions: QuerySet[Interaction]) -> None:
+    def __init__(
+        self,
+        interactions: QuerySet[Interaction],
+        matching: set[int] | None = None,
+        narrowed: bool = True,
+        in_pk_order: bool = True,
+    ) -> None:
         self.interactions = interactions
+        self.matching = matching
+        self.narrowed = narrowed
+        self.in_pk_order = in_pk_order
         self._ids: list[int] | None = None
 
     @property
     def ids(self) -> list[int]:
+        """The matches in the queryset's order."""
         if self._ids is None:
-            self._ids = list(self.interactions.values_list("pk", flat=True))
+            if self.matching is None:
+                self._ids = list(self.interactions.values_list("pk", flat=True))
+            elif self.narrowed or not self.in_pk_order:
+                ordered = self.interactions.values_list("pk", flat=True)
+                self._ids = [pk for pk in ordered if pk in self.matching]
+            else:
+                self._ids = sorted(self.matching)
         return self._ids
+
+    def matching_set(self) -> set[int]:
+        if self.matching is None:
+            return set(self.interactions.values_list("pk", flat=True))
+        if self.narrowed:
+            return self.matching.intersection(self.interactions.values_list("pk", flat=True))
+        return self.matching
 
     def count(self) -> int:
         return len(self.ids)
@@ -279,14 +319,20 @@ class SortedMatches(MatchedIds):
     of thousands of nested-loop lookups on PostgreSQL. Matches without a value come last.
     """
 
-    def __init__(self, interactions: QuerySet[Interaction], ordered_ids: QuerySet) -> None:
-        super().__init__(interactions)
+    def __init__(
+        self,
+        interactions: QuerySet[Interaction],
+        ordered_ids: QuerySet,
+        matching: set[int] | None = None,
+        narrowed: bool = True,
+    ) -> None:
+        super().__init__(interactions, matching, narrowed)
         self.ordered_ids = ordered_ids
 
     @property
     def ids(self) -> list[int]:
         if self._ids is None:
-            matching = set(self.interactions.values_list("pk", flat=True))
+            matching = self.matching_set()
             ordered = [pk for pk in self.ordered_ids.iterator(chunk_size=10_000) if pk in matching]
             self._ids = ordered + sorted(matching.difference(ordered))
         return self._ids
@@ -339,10 +385,18 @@ def page_of(interactions: QuerySet[Interaction] | SortedByValue | MatchedIds, nu
     return Paginator(interactions, PAGE_SIZE).get_page(number)
 
 
-def values_by_interaction(interaction_ids: list[int]) -> dict[int, dict[str, PropertyValue]]:
-    """{interaction id: {address: value}} for a page, in one query."""
+def values_by_interaction(
+    interaction_ids: list[int], addresses: list[str] | None = None
+) -> dict[int, dict[str, PropertyValue]]:
+    """{interaction id: {address: value}} for a page, in one query; with `addresses`, only those
+    properties' values and without their spans (the table shows no evidence)."""
     rows: dict[int, dict[str, PropertyValue]] = {pk: {} for pk in interaction_ids}
-    for value in PropertyValue.objects.filter(interaction_id__in=interaction_ids):
+    values = PropertyValue.objects.filter(interaction_id__in=interaction_ids)
+    if addresses is not None:
+        values = values.filter(property_name__in={address.partition(".")[0] for address in addresses}).defer(
+            "spans", "scorer_version", "model", "updated_at"
+        )
+    for value in values:
         rows[value.interaction_id][value.address] = value
     return rows
 

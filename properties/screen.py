@@ -142,7 +142,7 @@ def screen_context(run: Run, params: QueryDict, session: SessionBase) -> dict[st
     columns = chosen_columns(session, run, params, addresses)
     key_columns = key_addresses(run.project, addresses)
     judged = criteria.criteria_for(run.project, addresses)
-    values = datascreen.values_by_interaction([interaction.pk for interaction in page])
+    values = datascreen.values_by_interaction([interaction.pk for interaction in page], columns)
     opened = opened_id(params, page)
     context = {
         "run": run,
@@ -170,9 +170,21 @@ def annotated_context(interaction: Interaction, params: QueryDict, session: Sess
     """The Data Screen after a person annotated from its panel: the panel, and the interaction's row
     wherever the filters put it now (it stays in the table the user sees until the next reload)."""
     context = screen_context(interaction.run, params, session)
-    values = datascreen.values_by_interaction([interaction.pk])[interaction.pk]
+    values = datascreen.values_by_interaction([interaction.pk], context["columns"])[interaction.pk]
     context["row"] = row_for(interaction, values, context["columns"], context["criteria"])
     if not context["panel"]:
         context.update(interaction_panel.panel_context(interaction, params.get("highlight")))
         context.update(panel=True, neighbours=None, opened_id=interaction.pk)
     return context
+
+
+def rates_context(run: Run, params: QueryDict) -> dict[str, Any]:
+    """The pass-rate strip alone (its fragment): no page of interactions to read."""
+    addresses = datascreen.property_addresses(run)
+    judged = criteria.criteria_for(run.project, addresses)
+    key_columns = key_addresses(run.project, addresses)
+    return {
+        "run": run,
+        "query": datascreen.ScreenQuery.from_params(params),
+        "rates": pass_rates.computed(run, judged, key_columns),
+    }

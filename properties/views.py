@@ -18,7 +18,6 @@ from properties import (
     export,
     ingest,
     interaction_panel,
-    pass_rates,
     previews,
     project_templates,
     rules,
@@ -328,15 +327,13 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """The Data Screen: the run's interactions, filtered, sorted and paged on the server; `i=<id>`
     opens one in the side panel, `highlight=<address>` marks a property's evidence there."""
     run = _run_for(request, pk)
-    context = screen.screen_context(run, request.GET, request.session)
-    context.update(score=annotation.run_score(run), llm_totals=RunLLMUsage.totals(run), llm_usage=run.llm_usage.all())
     template = "properties/run_detail.html"
     partial = SCREEN_PARTIALS.get(request.htmx.target or "") if request.htmx else None
     if partial == "pass-rates":
-        context["rates"] = pass_rates.computed(run, context["criteria"], context["key_columns"])
-    if partial:
-        template += "#" + partial
-    return render(request, template, context)
+        return render(request, template + "#pass-rates", screen.rates_context(run, request.GET))
+    context = screen.screen_context(run, request.GET, request.session)
+    context.update(score=annotation.run_score(run), llm_totals=RunLLMUsage.totals(run), llm_usage=run.llm_usage.all())
+    return render(request, template + (f"#{partial}" if partial else ""), context)
 
 
 @require_POST

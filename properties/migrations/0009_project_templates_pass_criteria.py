@@ -1,4 +1,5 @@
-"""Projects remember the template they started from, their key properties, and their pass criteria.
+"""Projects remember the template they started from, their key properties, and their pass criteria;
+an index lets the run's score be counted from the index alone.
 
 Numbered 0009 on the datascreen branch: another branch adds 0008; renumber when merging."""
 
@@ -25,5 +26,11 @@ class Migration(migrations.Migration):
             model_name="project",
             name="template",
             field=models.CharField(blank=True, max_length=20),
+        ),
+        migrations.AddIndex(
+            model_name="interaction",
+            index=models.Index(
+                fields=["run", "annotation", "annotation_source", "estimated_annotation"], name="interaction_run_score"
+            ),
         ),
     ]

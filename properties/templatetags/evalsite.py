@@ -1,4 +1,6 @@
 from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from properties.criteria import is_not_applicable
 from properties.models import PropertyValue
@@ -37,3 +39,24 @@ def short_id(user_interaction_id: str) -> str:
     if len(text) == GENERATED_ID_LENGTH and all(c in "0123456789abcdef" for c in text):
         return text[:8]
     return text if len(text) <= 24 else text[:23] + "…"
+
+
+@register.simple_tag
+def verdict(judged: str, value: PropertyValue | None) -> SafeString:
+    """A value with its verdict: a mark and words beside the colour (a tag, not an include: the
+    Data Screen renders hundreds of them per page)."""
+    if judged in ("pass", "fail"):
+        mark, words = ("✓", "passes") if judged == "pass" else ("✗", "fails")
+        return format_html(
+            '<span class="verdict {}"><span aria-hidden="true">{}</span> {}'
+            '<span class="visually-hidden"> {}</span></span>',
+            judged,
+            mark,
+            shown(value),
+            words,
+        )
+    if judged == "n/a":
+        return format_html('<span class="verdict na">n/a</span>')
+    if judged == "error":
+        return format_html('<span class="verdict error"><span aria-hidden="true">⚠</span> error</span>')
+    return format_html("{}", shown(value))
