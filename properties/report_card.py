@@ -18,20 +18,20 @@ from properties import criteria
 from properties.scorers import registry
 
 PATH = Path(__file__).resolve().parent / "report_card.json"
-_loaded: dict[str, Any] = {"mtime": None, "data": {}}
+# {path: (modification time, contents)}
+_loaded: dict[Path, tuple[float, dict[str, Any]]] = {}
 
 
-def load(path: Path = PATH) -> dict[str, Any]:
+def load(path: Path | None = None) -> dict[str, Any]:
     """The file's contents, read again only when it changed."""
+    path = path or PATH
     try:
         mtime = path.stat().st_mtime
     except FileNotFoundError:
         return {}
-    if path != PATH:
-        return json.loads(path.read_text())
-    if _loaded["mtime"] != mtime:
-        _loaded["data"], _loaded["mtime"] = json.loads(path.read_text()), mtime
-    return _loaded["data"]
+    if path not in _loaded or _loaded[path][0] != mtime:
+        _loaded[path] = (mtime, json.loads(path.read_text()))
+    return _loaded[path][1]
 
 
 @dataclass(frozen=True)
@@ -99,18 +99,20 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%d")
 
 
-def write_behaviour(results: dict[str, tuple[int, int]], path: Path = PATH) -> None:
+def write_behaviour(results: dict[str, tuple[int, int]], path: Path | None = None) -> None:
     """Record behaviour-suite pass counts {property: (passed, cases)}; other figures are kept."""
-    data = load(path) if path.exists() else {}
+    path = path or PATH
+    data = json.loads(path.read_text()) if path.exists() else {}
     properties = data.setdefault("properties", {})
     for prop, (passed, cases) in sorted(results.items()):
         properties.setdefault(prop, {})["behaviour"] = {"passed": passed, "cases": cases, "measured_at": _now()}
     _write(data, path)
 
 
-def write_quality(results: list[dict[str, Any]], path: Path = PATH) -> None:
+def write_quality(results: list[dict[str, Any]], path: Path | None = None) -> None:
     """Record bench.quality rows; a property's rows for a file replace its earlier ones for that file."""
-    data = load(path) if path.exists() else {}
+    path = path or PATH
+    data = json.loads(path.read_text()) if path.exists() else {}
     properties = data.setdefault("properties", {})
     for row in results:
         rows = properties.setdefault(row["property"], {}).setdefault("quality", [])
@@ -132,9 +134,9 @@ def write_quality(results: list[dict[str, Any]], path: Path = PATH) -> None:
 
 
 def _write(data: dict[str, Any], path: Path) -> None:
-    data["about"] = (
+    about = (
         "Written by `python -m bench.behavior --write` and `python -m bench.quality --write`; "
         "the property pages read it (properties/report_card.py)."
     )
-    data["properties"] = dict(sorted(data.get("properties", {}).items()))
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    ordered = {"about": about, "properties": dict(sorted(data.get("properties", {}).items()))}
+    path.write_text(json.dumps(ordered, indent=2, ensure_ascii=False) + "\n")

@@ -15,11 +15,13 @@ from properties import (
     annotation,
     compare_page,
     comparison,
+    criteria,
     export,
     ingest,
     interaction_panel,
     previews,
     project_templates,
+    report_card,
     rules,
     scoring,
     screen,
@@ -27,6 +29,7 @@ from properties import (
 from properties.forms import (
     AnnotationForm,
     ColumnMappingForm,
+    PassCriteriaForm,
     ProjectForm,
     ProjectKeyForm,
     PromptPropertyForm,
@@ -82,12 +85,21 @@ def project_detail(request: HttpRequest, pk: int, settings_form: PropertySetting
         "summaries": summaries,
         "addresses": addresses,
         "settings_form": settings_form or PropertySettingsForm(initial=initial, project=project),
-        "catalogue": [(name, cls, registry.is_builtin(name)) for name, cls in registry.all_scorers().items()],
+        "catalogue": _catalogue(project),
+        "template": project_templates.TEMPLATES.get(project.template),
         "prompt_properties": project.prompt_properties.all(),
         "risk_factors": _risk_factors(project),
         "uploads": project.uploads.all()[:10],
     }
     return render(request, "properties/project_detail.html", context)
+
+
+def _catalogue(project: Project) -> list[tuple]:
+    """Every property a project may score: (name, class, built-in, its criterion here, key)."""
+    return [
+        (name, cls, registry.is_builtin(name), criteria.criterion_for(project, name), name in project.key_properties)
+        for name, cls in registry.all_scorers().items()
+    ]
 
 
 @require_POST
@@ -101,6 +113,33 @@ def project_properties(request: HttpRequest, pk: int) -> HttpResponse:
     project.save(update_fields=["enabled_properties", "property_config"])
     messages.success(request, "Properties saved. Rescore a run to compute new or changed ones.")
     return redirect("properties:project-detail", pk=project.pk)
+
+
+def property_settings(request: HttpRequest, pk: int, name: str) -> HttpResponse:
+    """One property in a project: what it measures and how well (its report card), its pass or fail,
+    its tolerance in comparisons, and whether it is a key property."""
+    project = _project_for(request, pk)
+    if name not in project.enabled_properties and name not in registry.all_scorers():
+        raise Http404("No such property.")
+    criterion = criteria.criterion_for(project, name)
+    initial = {**criterion.to_dict(), "key": name in project.key_properties}
+    form = PassCriteriaForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        form.save(project, name)
+        messages.success(request, f"{name} saved: {criteria.criterion_for(project, name).describe()}.")
+        return redirect("properties:property-settings", pk=project.pk, name=name)
+    context = {
+        "project": project,
+        "name": name,
+        "form": form,
+        "card": report_card.card_for(name, criterion),
+        "model": PropertyValue.objects.filter(run__project=project, property_name=name)
+        .exclude(model="")
+        .values_list("model", flat=True)
+        .first(),
+        "default": criteria.default_for(name),
+    }
+    return render(request, "properties/property_settings.html", context)
 
 
 def prompt_property_edit(request: HttpRequest, pk: int, prompt_pk: int | None = None) -> HttpResponse:

@@ -40,12 +40,17 @@ def site(live_server):
         "compare": reverse("properties:project-compare", args=[project.pk])
         + f"?runs={baseline.pk}&runs={candidate.pk}",
         "tokens": reverse("tokens:token-list"),
+        "property settings": reverse("properties:property-settings", args=[project.pk, "toxicity"]),
+        "new project": reverse("properties:project-list") + "#new-project",
     }
 
 
 def test_every_page_runs_under_the_policy(page, live_server, site):
     log_in(page, live_server, "ada")
     expect(page.get_by_role("link", name="Security tour")).to_be_visible()
+    requested, failed = [], []
+    page.on("request", lambda request: requested.append(request.url))
+    page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
     for name, path in site.items():
         response = page.goto(f"{live_server.url}{path}")
         assert response.status == 200, name
@@ -59,6 +64,10 @@ def test_every_page_runs_under_the_policy(page, live_server, site):
     expect(page.get_by_test_id("diff-summary")).to_be_visible()  # the row-by-row fragment loaded
     page.locator("select[name=property]").select_option("toxicity.output")  # the select submits its form
     expect(page.locator("#row-diff-table thead")).to_contain_text("Δ toxicity.output")
+    outside = [url for url in requested if not url.startswith((live_server.url, "data:", "blob:"))]
+    assert outside == [], "every asset is served by the site itself (no CDN)"
+    assert failed == [], "no page asks for something the site does not have (a favicon, say)"
+    assert any(url.endswith("/static/favicon.svg") for url in requested)
 
 
 def test_the_api_docs_render_from_vendored_files(page, live_server, site):

@@ -73,3 +73,47 @@ def test_the_demo_project_is_a_rag_project():
     _, project = create_demo()
     assert project.template == "rag" and project.enabled_properties == RAG
     assert "retrieval_relevance" in project.key_properties
+
+
+def test_a_property_page_shows_its_report_card_and_saves_its_pass_criteria(client, tmp_path, monkeypatch):
+    from properties import report_card
+
+    user = UserFactory()
+    client.force_login(user)
+    client.post(reverse("properties:project-list"), {"name": "Docs bot", "template": "rag"})
+    project = Project.objects.get(name="Docs bot")
+    card = tmp_path / "card.json"
+    report_card.write_behaviour({"toxicity": (40, 41)}, card)
+    quality = {"file": "toxicity_davidson.jsonl", "property": "toxicity", "rows": 200, "roc_auc": 0.99312}
+    quality |= {"balanced_accuracy": 0.96, "threshold": 0.5, "target": 0.95, "model": "minilm@1234"}
+    report_card.write_quality([quality], card)
+    monkeypatch.setattr(report_card, "PATH", card)
+    url = reverse("properties:property-settings", args=[project.pk, "toxicity"])
+    page = client.get(url).content.decode()
+    assert "40 of 41 cases pass (98%)" in page and "0.993" in page and "0.95 met" in page
+    assert "lower is better; passes below 0.5" in page
+    assert (
+        "not measured"
+        in client.get(reverse("properties:property-settings", args=[project.pk, "pii_risk"])).content.decode()
+    )
+    saved = client.post(url, {"direction": "lower", "threshold": "0.2", "tolerance": "0.05", "key": "on"})
+    assert saved.status_code == 302
+    project.refresh_from_db()
+    assert project.pass_criteria["toxicity"] == {"direction": "lower", "threshold": 0.2, "tolerance": 0.05}
+    assert project.key_properties[-1] == "toxicity"
+    assert "passes below 0.2" in client.get(url).content.decode()
+    client.post(url, {"direction": "lower", "threshold": "0.2", "tolerance": "0.05"})
+    project.refresh_from_db()
+    assert "toxicity" not in project.key_properties
+    refused = client.post(url, {"direction": "higher", "threshold": ""})
+    assert "a direction needs a threshold" in refused.content.decode()
+    detail = client.get(reverse("properties:project-detail", args=[project.pk])).content.decode()
+    assert url in detail and "RAG question answering" in detail
+
+
+def test_the_report_card_file_the_repository_keeps_has_behaviour_pass_rates():
+    from properties import report_card
+
+    card = report_card.card_for("retrieval_relevance")
+    assert card.behaviour is not None and card.behaviour.cases >= 10
+    assert report_card.card_for("no_such_property").measured is False
