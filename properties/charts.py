@@ -99,14 +99,14 @@ def summary_figure(comparison: PropertyComparison, runs: list[Run], colours: dic
     traces = [go.Bar(x=names, y=means, marker={"color": colour}, error_y=error, name="mean", showlegend=False)]
     layout = _layout(
         f"{comparison.address}: mean (95% interval)" + (" and pass rate" if judged else ""),
-        xaxis={"domain": [0, 0.46] if judged else [0, 1], "type": "category"},
+        xaxis={"domain": [0, 0.4] if judged else [0, 1], "type": "category"},
         yaxis={"title": {"text": "mean"}, "range": _value_range(comparison)},
     )
     if judged:
         rate_bars = go.Bar(x=names, y=rates, marker={"color": colour}, xaxis="x2", yaxis="y2", showlegend=False)
         traces.append(rate_bars.update(name="pass rate"))
         layout.update(
-            xaxis2={"domain": [0.56, 1], "type": "category", "anchor": "y2"},
+            xaxis2={"domain": [0.6, 1], "type": "category", "anchor": "y2"},
             yaxis2={"title": {"text": "pass rate"}, "range": [0, 1], "tickformat": ".0%", "anchor": "x2"},
         )
     figure = go.Figure(data=traces, layout=layout)

@@ -159,7 +159,11 @@ var paneLoading = false;
 document.addEventListener("htmx:beforeRequest", function (event) {
   if (event.detail.target && event.detail.target.id === "detail-pane") paneLoading = true;
 });
-document.addEventListener("htmx:afterSettle", function () {
+// The panel is ready for keys once htmx has processed it (its forms post through htmx).
+htmx.onLoad(function (root) {
+  var panel = root.id === "detail-pane" ? root : root.querySelector && root.querySelector("#detail-pane");
+  if (!panel) return;
+  panel.dataset.ready = "1";
   paneLoading = false;
 });
 document.addEventListener("htmx:afterRequest", function (event) {
