@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
@@ -34,6 +35,10 @@ def create_demo() -> tuple[str | None, Project]:
             description="Questions to a support assistant with retrieved documents, scored on start.",
         )
         project_templates.apply(project, "rag")
+        if settings.EVALSITE_DEFAULT_PROPERTIES:
+            # The operator chose what new projects score by default (cheap properties on a machine
+            # without models, say): the demo scores those, with the RAG template's key properties.
+            project.enabled_properties = scoring.default_properties()
         project.save()
         project.add_member(user, Membership.Role.OWNER)
         upload = ingest.ingest_path(project, DEMO_RUN, DEMO_FILE, user=user)

@@ -117,3 +117,9 @@ def test_the_report_card_file_the_repository_keeps_has_behaviour_pass_rates():
     card = report_card.card_for("retrieval_relevance")
     assert card.behaviour is not None and card.behaviour.cases >= 10
     assert report_card.card_for("no_such_property").measured is False
+
+
+def test_the_operators_default_properties_are_what_the_demo_scores(settings):
+    settings.EVALSITE_DEFAULT_PROPERTIES = ["word_count", "sentiment"]
+    _, project = create_demo()
+    assert project.template == "rag" and project.enabled_properties == ["word_count", "sentiment"]
