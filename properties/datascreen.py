@@ -312,10 +312,10 @@ class MatchedIds:
         return self._ids
 
     def matching_set(self) -> set[int]:
+        if self.matching is not None and not self.narrowed:
+            return self.matching
         unordered = ids_of(self.interactions.order_by().values_list("pk", flat=True))
-        if self.matching is None:
-            return set(unordered)
-        return self.matching.intersection(unordered) if self.narrowed else self.matching
+        return set(unordered) if self.matching is None else self.matching.intersection(unordered)
 
     def count(self) -> int:
         return len(self.ids)
