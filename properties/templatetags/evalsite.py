@@ -1,6 +1,6 @@
 from django import template
 from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from properties.criteria import is_not_applicable
 from properties.models import PropertyValue
@@ -56,7 +56,7 @@ def verdict(judged: str, value: PropertyValue | None) -> SafeString:
             words,
         )
     if judged == "n/a":
-        return format_html('<span class="verdict na">n/a</span>')
+        return mark_safe('<span class="verdict na">n/a</span>')  # constant markup
     if judged == "error":
-        return format_html('<span class="verdict error"><span aria-hidden="true">⚠</span> error</span>')
+        return mark_safe('<span class="verdict error"><span aria-hidden="true">⚠</span> error</span>')  # constant
     return format_html("{}", shown(value))
