@@ -1,10 +1,11 @@
 """Pass rates of the properties' behaviour suites (tests/behavior/*.yaml), and each failing case.
 
-    .venv/bin/python -m bench.behavior [--property NAME] [--verbose] [FOLDER_OR_FILE ...]
+    .venv/bin/python -m bench.behavior [--property NAME] [--verbose] [--write] [FOLDER_OR_FILE ...]
 
 Prints one line per property (passed / cases, and per kind: minimum functionality, invariance,
 directional), then every failing case with its reason. The test suite runs the same suites and
-fails below 95% (tests/behavior/test_behavior.py).
+fails below 95% (tests/behavior/test_behavior.py). `--write` records each property's pass rate
+in properties/report_card.json, which the property pages show.
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ def main() -> None:
     parser.add_argument("paths", nargs="*", type=Path, default=[SUITES])
     parser.add_argument("--property", action="append", default=[], help="only these properties")
     parser.add_argument("--verbose", action="store_true", help="print every case, passing ones too")
+    parser.add_argument("--write", action="store_true", help="record the pass rates in properties/report_card.json")
     args = parser.parse_args()
     files = [file for path in args.paths for file in (suites_in(path) if path.is_dir() else [path])]
     print(f"{'property':<24} {'passed':>9} {'rate':>6}  {'MFT':>7} {'INV':>7} {'DIR':>7} {'s':>6}")
     failures = []
     total_passed = total = 0
+    rates: dict[str, tuple[int, int]] = {}
     for file in files:
         suite = load_suite(file)
         if args.property and suite.property_name not in args.property:
@@ -45,6 +48,7 @@ def main() -> None:
             f"{columns[0]:>7} {columns[1]:>7} {columns[2]:>7} {seconds:>6.1f}",
             flush=True,
         )
+        rates[suite.property_name] = (result.passed, len(result.outcomes))
         total_passed += result.passed
         total += len(result.outcomes)
         for outcome in result.outcomes:
@@ -54,6 +58,11 @@ def main() -> None:
     for name, outcome in failures:
         mark = "ok  " if outcome.passed else "FAIL"
         print(f"{mark} {name} {outcome.case.kind} {outcome.case.id}: {outcome.reason or 'passed'}")
+    if args.write:
+        from properties import report_card
+
+        report_card.write_behaviour(rates)
+        print(f"wrote {len(rates)} pass rates to {report_card.PATH}")
 
 
 if __name__ == "__main__":

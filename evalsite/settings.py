@@ -38,12 +38,13 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=
 
 # Browser-side defences (docs/security.md). Pages run only the site's own scripts and styles, from
 # static/ (no inline script, style or event handler), and no other site may frame them.
-# plotly.js (static/vendor/plotly) adds two <style> elements of its own: empty ones that it fills
-# through the CSSOM (its mode bar's rules), and the stylesheet of its map traces. These hashes allow
-# exactly those two texts; tests/unit/test_security_headers.py recomputes them from the vendored file.
+# plotly.js (static/vendor/plotly, the copy the plotly package ships) adds two <style> elements of
+# its own: empty ones that it fills through the CSSOM (its mode bar's rules), and the stylesheet of
+# its map traces. These hashes allow exactly those two texts; tests/unit/test_security_headers.py
+# recomputes them from the vendored file.
 PLOTLY_STYLE_HASHES = [
     "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",
-    "'sha256-V2sIX92Uh6ZaGSFTKMHghsB85b9toJtmazgG09AI2uk='",
+    "'sha256-ji27qzEtxXZW+7dun6UwjHXJ18e6WAin1VvNtkzIE/o='",
 ]
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {

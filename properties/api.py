@@ -25,7 +25,7 @@ from ninja.openapi.docs import Swagger
 from ninja.parser import Parser
 from ninja.security import HttpBearer
 
-from properties import datascreen, ingest, json_reading, scoring
+from properties import criteria, datascreen, ingest, json_reading, project_templates, scoring
 from properties.models import (
     ApiToken,
     Interaction,
@@ -137,14 +137,20 @@ ERRORS: dict[int, type[Schema]] = dict.fromkeys((400, 401, 404, 413, 422, 429), 
 class ProjectIn(Schema):
     name: str = Field(min_length=1, max_length=200)
     description: str = ""
-    properties: list[str] | None = Field(None, description="Properties scored by default; the defaults if omitted.")
+    template: Literal[tuple(project_templates.TEMPLATES)] = Field(  # type: ignore[valid-type]
+        project_templates.DEFAULT_TEMPLATE,
+        description="What the application does: its template picks the properties scored and the key ones.",
+    )
+    properties: list[str] | None = Field(None, description="Properties scored; the template's if omitted.")
 
 
 class ProjectOut(Schema):
     id: int
     name: str
     description: str
+    template: str
     enabled_properties: list[str]
+    key_properties: list[str]
     created_at: datetime
 
 
@@ -196,6 +202,7 @@ class JobOut(Schema):
     total: int
     done: int
     failed: int
+    not_applicable: int = Field(description="Of done, the items the property does not apply to (no documents...).")
     percent: int
     last_error: str
     failure: str = Field(description="Why the job failed or was cancelled; empty otherwise.")
@@ -212,6 +219,10 @@ class InteractionOut(Schema):
     annotation: str
     metadata: dict[str, Any]
     properties: dict[str, float | str | None]
+    not_applicable: dict[str, str] = Field(
+        default_factory=dict,
+        description="Why a property whose value is null does not apply here (no documents, no reference), by address.",
+    )
 
 
 class InteractionPage(Schema):
@@ -229,6 +240,7 @@ class InteractionFilters(Schema):
 class PropertySummary(Schema):
     count: int
     errors: int
+    not_applicable: int = 0
     mean: float | None
 
 
@@ -302,20 +314,31 @@ def _interaction_out(interaction: Interaction) -> dict[str, Any]:
         else None
         for value in interaction.property_values.all()
     }
+    not_applicable = {
+        value.address: criteria.not_applicable_reason(value)
+        for value in interaction.property_values.all()
+        if criteria.is_not_applicable(value)
+    }
+    own_fields = [f for f in InteractionOut.model_fields if f not in ("properties", "not_applicable")]
     return {
-        **{f: getattr(interaction, f) for f in InteractionOut.model_fields if f != "properties"},
+        **{f: getattr(interaction, f) for f in own_fields},
         "properties": values,
+        "not_applicable": not_applicable,
     }
 
 
 def run_summary(run: Run) -> dict[str, Any]:
     rows = run.property_values.values("property_name", "field").annotate(
-        count=Count("id", filter=Q(status="ok")), errors=Count("id", filter=Q(status="error")), mean=Avg("value")
+        count=Count("id", filter=Q(status="ok")),
+        errors=Count("id", filter=Q(status="error")),
+        not_applicable=Count("id", filter=Q(status="not_applicable")),
+        mean=Avg("value"),
     )
     properties = {
         (r["property_name"] if r["field"] == "interaction" else f"{r['property_name']}.{r['field']}"): {
             "count": r["count"],
             "errors": r["errors"],
+            "not_applicable": r["not_applicable"],
             "mean": r["mean"],
         }
         for r in rows.order_by("property_name", "field")
@@ -342,8 +365,11 @@ def list_projects(request: HttpRequest) -> Any:
 
 @api.post("/projects", response={201: ProjectOut, **ERRORS}, tags=["projects"])
 def create_project(request: HttpRequest, payload: ProjectIn) -> Any:
-    names = _known_properties(payload.properties) if payload.properties is not None else scoring.default_properties()
-    project = Project.objects.create(name=payload.name, description=payload.description, enabled_properties=names)
+    project = Project(name=payload.name, description=payload.description)
+    project_templates.apply(project, payload.template)
+    if payload.properties is not None:
+        project.enabled_properties = _known_properties(payload.properties)
+    project.save()
     project.add_member(request.auth, Membership.Role.OWNER)
     return Status(201, project)
 

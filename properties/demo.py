@@ -5,10 +5,11 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from properties import ingest, scoring
+from properties import ingest, project_templates, scoring
 from properties.models import Membership, Project
 
 DEMO_USERNAME = "demo"
@@ -29,11 +30,16 @@ def create_demo() -> tuple[str | None, Project]:
         project = Project.objects.filter(name=DEMO_PROJECT, memberships__user=user).first()
         if project is not None:
             return password, project
-        project = Project.objects.create(
+        project = Project(
             name=DEMO_PROJECT,
             description="Questions to a support assistant with retrieved documents, scored on start.",
-            enabled_properties=scoring.default_properties(),
         )
+        project_templates.apply(project, "rag")
+        if settings.EVALSITE_DEFAULT_PROPERTIES:
+            # The operator chose what new projects score by default (cheap properties on a machine
+            # without models, say): the demo scores those, with the RAG template's key properties.
+            project.enabled_properties = scoring.default_properties()
+        project.save()
         project.add_member(user, Membership.Role.OWNER)
         # Scored through the pipeline: a worker plans the job once this transaction commits.
         ingest.ingest_path(project, DEMO_RUN, DEMO_FILE, user=user, start_scoring=True)

@@ -12,6 +12,7 @@ from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest
 
+from properties import criteria
 from properties.comparison import match_interactions
 from properties.datascreen import property_addresses, values_by_interaction
 from properties.models import Interaction, PropertyValue, Run
@@ -52,7 +53,16 @@ def _plain(value: PropertyValue | None) -> float | str | None:
         return None
     if value.status == PropertyValue.Status.ERROR:
         return f"error: {value.error}"
+    if value.status == PropertyValue.Status.NOT_APPLICABLE:
+        return None  # an empty cell: neither a zero nor an error
     return value.label or value.value
+
+
+def _json_value(value: PropertyValue) -> dict:
+    record = {"value": value.value, "label": value.label or None, "status": value.status, "error": value.error or None}
+    if value.status == PropertyValue.Status.NOT_APPLICABLE:
+        record["reason"] = criteria.not_applicable_reason(value)
+    return record
 
 
 def _record(interaction: Interaction) -> dict:
@@ -67,10 +77,7 @@ def run_records(run: Run) -> Iterator[dict]:
         values = values_by_interaction([i.pk for i in page])
         for interaction in page:
             record = _record(interaction)
-            record["properties"] = {
-                address: {"value": v.value, "label": v.label or None, "status": v.status, "error": v.error or None}
-                for address, v in sorted(values[interaction.pk].items())
-            }
+            record["properties"] = {address: _json_value(v) for address, v in sorted(values[interaction.pk].items())}
             yield record
 
 

@@ -6,7 +6,8 @@ import re
 from django import forms
 from django.utils import timezone
 
-from properties import project_config, provider_keys
+from properties import criteria as criteria_defaults
+from properties import project_config, project_templates, provider_keys
 from properties.models import Annotation, Project, ProjectKey, PromptProperty, Run, Upload
 from properties.rules import RulesError, parse_rules
 from properties.scorers import registry
@@ -30,10 +31,25 @@ MAPPABLE_FIELDS = [
 
 
 class ProjectForm(forms.ModelForm):
+    template = forms.ChoiceField(
+        choices=project_templates.choices,
+        initial=project_templates.DEFAULT_TEMPLATE,
+        required=False,
+        widget=forms.RadioSelect,
+        help_text="Which properties the project scores and shows first; you can change them later.",
+    )
+
     class Meta:
         model = Project
         fields = ["name", "description"]
         widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+    def save(self, commit: bool = True) -> Project:
+        project = super().save(commit=False)
+        project_templates.apply(project, self.cleaned_data["template"] or project_templates.DEFAULT_TEMPLATE)
+        if commit:
+            project.save()
+        return project
 
 
 class UploadForm(forms.Form):
@@ -300,3 +316,43 @@ def store_project_key(project: Project, name: str, key: str, user=None) -> Proje
 def prompt_property_name(name: str) -> str:
     """`Polite tone` -> `prompt_polite_tone`: a name the filters, rules and API accept."""
     return PromptProperty.PREFIX + "_".join(re.findall(r"[a-z0-9]+", name.lower()))[:80]
+
+
+class PassCriteriaForm(forms.Form):
+    """A property's pass or fail in one project, and whether it is one of the project's key properties."""
+
+    direction = forms.ChoiceField(
+        choices=[("higher", "Higher is better"), ("lower", "Lower is better"), ("", "Neither: no pass or fail")],
+        required=False,
+        widget=forms.RadioSelect,
+    )
+    threshold = forms.FloatField(
+        required=False, help_text="Higher is better: passes at the threshold and above. Lower: passes below it."
+    )
+    tolerance = forms.FloatField(
+        required=False, min_value=0, help_text="Row-by-row comparison leaves out changes smaller than this."
+    )
+    key = forms.BooleanField(
+        required=False,
+        label="Key property",
+        help_text="Key properties are the Data Screen's default columns and the comparison's default charts.",
+    )
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if cleaned.get("direction") and cleaned.get("threshold") is None:
+            self.add_error("threshold", "a direction needs a threshold")
+        return cleaned
+
+    def save(self, project: Project, prop: str) -> None:
+        data = self.cleaned_data
+        criteria = dict(project.pass_criteria or {})
+        criteria[prop] = {
+            "direction": data["direction"],
+            "threshold": data["threshold"],
+            "tolerance": data["tolerance"] if data["tolerance"] is not None else criteria_defaults.DEFAULT_TOLERANCE,
+        }
+        keys = [name for name in project.key_properties if name != prop]
+        project.pass_criteria = criteria
+        project.key_properties = [*keys, prop] if data["key"] else keys
+        project.save(update_fields=["pass_criteria", "key_properties"])

@@ -2,52 +2,219 @@
 
 Highlights are built from character offsets on the original text; each segment is escaped by
 the template like any other text, so no uploaded character ever becomes markup.
+
+Each span is of a *kind* that says what it is in words ("ungrounded statement", "covered topic")
+and has a tone: problems in warm colours, darker the worse; support (a passage that backs the
+output, a relevant chunk, a covered topic) in cool colours, darker the stronger; neutral marks in
+grey. Kinds come from the property and the span's label and note, which the scorers write.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
+
+PROBLEM, SUPPORT, NEUTRAL = "problem", "support", "neutral"
+TONES = {
+    PROBLEM: "Problem: warm, darker the worse",
+    SUPPORT: "Support: cool, darker the stronger",
+    NEUTRAL: "Neutral: grey, for reference",
+}
+# Coverage and Summarization notes give each topic's salience as a "weight".
+SALIENCE = re.compile(r"\bweight (\d+(?:\.\d+)?)")
+SALIENCE_WORDS = "how much the topic counts: named entities 2, figures 1, more for each mention and in the lead"
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    tone: str
+    # What the span's score measures, in words ("support probability"); "" when it has none.
+    score_name: str = ""
+    # Strength of the span from its score, 0 to 1: how bad a problem, how strong a support.
+    strength: Callable[[float], float] = field(default=lambda score: score)
+    # The level of a span without a score.
+    unscored_level: int = 2
+
+
+def _inverse(score: float) -> float:
+    return 1.0 - score
+
+
+def _salience(weight: float) -> float:
+    return min(1.0, weight / 3.0)
+
+
+UNGROUNDED = Kind("ungrounded statement", PROBLEM, "support probability", _inverse)
+CLOSEST_PASSAGE = Kind("closest passage", SUPPORT, "support probability")
+MISSED_TOPIC = Kind("missed topic", PROBLEM, "salience", _salience)
+COVERED_TOPIC = Kind("covered topic", SUPPORT, "salience", _salience)
+MISSED_KEY_SENTENCE = Kind("missed key sentence", PROBLEM, "best similarity", _inverse)
+KEPT_KEY_SENTENCE = Kind("kept key sentence", SUPPORT, "similarity")
+MISSED_ENTITY = Kind("missed entity", PROBLEM, "weight", _salience)
+KEPT_ENTITY = Kind("kept entity", SUPPORT, "weight", _salience)
+PII = Kind("personal data", PROBLEM, "risk")
+TOXIC = Kind("toxic sentence", PROBLEM, "toxicity")
+REFUSAL = Kind("refusal", PROBLEM, "refusal probability")
+BAD_LINK = Kind("bad link", PROBLEM, "", lambda score: 1.0, unscored_level=3)
+WORKING_LINK = Kind("working link", SUPPORT, "", lambda score: 0.5)
+UNCHECKED_LINK = Kind("link not checked", NEUTRAL)
+LOW_INFORMATION = Kind("low-information sentence", PROBLEM, "information", _inverse)
+RELEVANT_CHUNK = Kind("relevant chunk", SUPPORT, "relevance")
+IRRELEVANT_CHUNK = Kind("not relevant chunk", NEUTRAL, "relevance")
+CLOSEST_CHUNK = Kind("closest chunk", NEUTRAL, "relevance")
+ANSWERING_SENTENCE = Kind("answering sentence", SUPPORT, "relevance")
+CLOSEST_SENTENCE = Kind("closest sentence", NEUTRAL, "relevance")
+FORMAT_ERROR = Kind("format error", PROBLEM, "", lambda score: 1.0, unscored_level=3)
+OTHER = Kind("evidence", NEUTRAL, "score")
+
+
+def kind_of(prop: str, span: dict[str, Any]) -> Kind:
+    """What a span is, from its property and the label and note its scorer wrote."""
+    label, note = str(span.get("label") or ""), str(span.get("note") or "")
+    name = prop.removeprefix("llm_")
+    if name in ("grounded_in_context", "hallucination_free"):
+        return UNGROUNDED if label == "ungrounded" else CLOSEST_PASSAGE
+    if name in ("coverage", "summarization"):
+        if label == "key sentence":
+            return MISSED_KEY_SENTENCE if note.startswith("key sentence missed") else KEPT_KEY_SENTENCE
+        return MISSED_TOPIC if note.startswith("missed") else COVERED_TOPIC
+    if name == "context_entity_recall":
+        return MISSED_ENTITY if note.startswith("missed") else KEPT_ENTITY
+    if name == "pii_risk":
+        return PII
+    if name in ("toxicity", "moderation", "openai_moderation"):
+        return TOXIC
+    if name == "avoided_answer":
+        return REFUSAL
+    if name == "invalid_links":
+        return WORKING_LINK if label == "ok" else UNCHECKED_LINK if label == "not checked" else BAD_LINK
+    if name == "information_density":
+        return LOW_INFORMATION
+    if name in ("retrieval_relevance", "context_relevancy"):
+        return {"relevant chunk": RELEVANT_CHUNK, "not relevant": IRRELEVANT_CHUNK}.get(label, CLOSEST_CHUNK)
+    if name == "relevance":
+        return ANSWERING_SENTENCE if label == "addresses the input" else CLOSEST_SENTENCE
+    if name in ("valid_json", "valid_xml", "schema"):
+        return FORMAT_ERROR
+    return OTHER
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One span as the page shows it: numbered, with its kind, level and words."""
+
+    number: int
+    span: dict[str, Any]
+    kind: Kind
+    prop: str
+
+    @property
+    def level(self) -> int:
+        """1 to 3: how dark its colour is."""
+        if self.kind.tone == NEUTRAL:
+            return 1
+        score = self.span.get("score")
+        if not isinstance(score, int | float):
+            return self.kind.unscored_level
+        strength = self.kind.strength(float(score))
+        return 3 if strength >= 2 / 3 else 2 if strength >= 1 / 3 else 1
+
+    @property
+    def label(self) -> str:
+        """The span's own label where it says more than its kind (a PII type, a topic, a status)."""
+        label = str(self.span.get("label") or "")
+        return "" if label in self.kind.name or label == "ok" else label
+
+    @property
+    def score_text(self) -> str:
+        score = self.span.get("score")
+        if not isinstance(score, int | float) or not self.kind.score_name:
+            return ""
+        return f"{self.kind.score_name} {float(score):.2f}"
+
+    @property
+    def note(self) -> str:
+        note = str(self.span.get("note") or "")
+        if self.prop.removeprefix("llm_") in ("coverage", "summarization"):
+            note = SALIENCE.sub(r"salience \1", note)
+        return note
+
+    @property
+    def field(self) -> str:
+        return str(self.span.get("field", "output"))
+
+    @property
+    def title(self) -> str:
+        """The written description: kind, label, score and note (tooltip and screen readers)."""
+        parts = [self.kind.name + (f" “{self.label}”" if self.label else ""), self.score_text, self.note]
+        return " · ".join(part for part in parts if part)
+
+    @property
+    def css(self) -> str:
+        return f"ev-{self.kind.tone} ev-{self.kind.tone}-{self.level}"
+
+
+def evidence_of(prop: str, spans: list[dict[str, Any]]) -> list[Evidence]:
+    """The property's spans in reading order (field, then offset), numbered from 1."""
+    ordered = sorted(spans, key=lambda s: (_field_order(str(s.get("field", ""))), int(s.get("start", 0))))
+    return [Evidence(number, span, kind_of(prop, span), prop) for number, span in enumerate(ordered, start=1)]
+
+
+def _field_order(name: str) -> tuple[int, int]:
+    order = {"input": 0, "full_prompt": 2, "history": 3, "output": 4, "expected_output": 5}
+    if name.startswith("information_retrieval["):
+        return 1, int(name[len("information_retrieval[") : -1] or 0)
+    return order.get(name, 6), 0
 
 
 @dataclass(frozen=True)
 class Segment:
     text: str
-    span: dict[str, Any] | None = None
+    evidence: Evidence | None = None
+
+    @property
+    def span(self) -> dict[str, Any] | None:
+        return self.evidence.span if self.evidence else None
 
     @property
     def title(self) -> str:
-        """What hovering a highlight shows: its label, score and note."""
-        if not self.span:
-            return ""
-        parts = [str(self.span.get("label") or "")]
-        if self.span.get("score") is not None:
-            parts.append(f"score {float(self.span['score']):.3g}")
-        if self.span.get("note"):
-            parts.append(str(self.span["note"]))
-        return " · ".join(part for part in parts if part)
+        """What hovering a highlight shows: what it is, its score and note."""
+        return self.evidence.title if self.evidence else ""
 
 
-def segments(text: str, spans: list[dict[str, Any]]) -> list[Segment]:
+def segments(text: str, evidence: list[Evidence]) -> list[Segment]:
     """Split text at the spans' offsets; overlapping spans are clipped to the earlier one."""
     result: list[Segment] = []
     position = 0
-    for span in sorted(spans, key=lambda s: (int(s.get("start", 0)), -int(s.get("end", 0)))):
-        start = max(int(span.get("start", 0)), position)
-        end = min(int(span.get("end", 0)), len(text))
+    ordered = sorted(evidence, key=lambda e: (int(e.span.get("start", 0)), -int(e.span.get("end", 0))))
+    for item in ordered:
+        start = max(int(item.span.get("start", 0)), position)
+        end = min(int(item.span.get("end", 0)), len(text))
         if start >= end:
             continue
         if start > position:
             result.append(Segment(text[position:start]))
-        result.append(Segment(text[start:end], span))
+        result.append(Segment(text[start:end], item))
         position = end
     if position < len(text) or not result:
         result.append(Segment(text[position:]))
     return result
 
 
-def spans_by_field(spans: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for span in spans:
-        grouped.setdefault(str(span.get("field", "output")), []).append(span)
+def by_field(evidence: list[Evidence]) -> dict[str, list[Evidence]]:
+    grouped: dict[str, list[Evidence]] = {}
+    for item in evidence:
+        grouped.setdefault(item.field, []).append(item)
     return grouped
+
+
+def legend(evidence: list[Evidence]) -> list[tuple[str, str, list[str]]]:
+    """(tone, what the tone means, kinds of this property's spans in that tone) for the legend."""
+    kinds: dict[str, list[str]] = {tone: [] for tone in TONES}
+    for item in evidence:
+        if item.kind.name not in kinds[item.kind.tone]:
+            kinds[item.kind.tone].append(item.kind.name)
+    return [(tone, words, kinds[tone]) for tone, words in TONES.items()]

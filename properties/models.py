@@ -30,6 +30,12 @@ class Project(models.Model):
     # Names of the properties scored on upload; per-property configuration beside them.
     enabled_properties = models.JSONField(default=list, blank=True)
     property_config = models.JSONField(default=dict, blank=True)
+    # The template the project started from (project_templates), and its key properties: the Data
+    # Screen's default columns and the comparison's default properties.
+    template = models.CharField(max_length=20, blank=True)
+    key_properties = models.JSONField(default=list, blank=True)
+    # Per property {"direction", "threshold", "tolerance"} over the documented defaults (criteria.py).
+    pass_criteria = models.JSONField(default=dict, blank=True)
     # Auto-annotation rules as YAML; empty means the shipped default rules.
     annotation_rules = models.TextField(blank=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
@@ -159,7 +165,14 @@ class Interaction(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["run", "user_interaction_id"], name="unique_interaction_id_in_run")
         ]
-        indexes = [models.Index(fields=["run", "annotation"], name="interaction_run_annotation")]
+        indexes = [
+            models.Index(fields=["run", "annotation"], name="interaction_run_annotation"),
+            # The run's score reads this index alone (annotation.run_scores): 57 -> 30 ms at 100k on SQLite.
+            models.Index(
+                fields=["run", "annotation", "annotation_source", "estimated_annotation"],
+                name="interaction_run_score",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.run_id}/{self.user_interaction_id}"
@@ -269,6 +282,8 @@ class ScoringJob(models.Model):
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
+    # Of `done`, the items the property does not apply to (no documents, no reference): not failures.
+    not_applicable = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -303,9 +318,11 @@ class ScoringJob(models.Model):
         """The queues this job's open chunks wait on."""
         return list(self.chunks.open().values_list("queue", flat=True).distinct().order_by())
 
-    def record_chunk(self, done: int, failed: int, error: str = "") -> None:
+    def record_chunk(self, done: int, failed: int, error: str = "", not_applicable: int = 0) -> None:
         """Add a finished chunk's counts in one UPDATE, then close the job if it is complete."""
         updates = {"done": F("done") + done, "failed": F("failed") + failed}
+        if not_applicable:
+            updates["not_applicable"] = F("not_applicable") + not_applicable
         if error:
             updates["last_error"] = error
         ScoringJob.objects.filter(pk=self.pk).update(**updates)

@@ -196,13 +196,16 @@ def score_chunk(chunk_id: int) -> None:
         run_budget.flush()
     store_values(job.run_id, setup, results)
     failed_ids = {interaction_id for (interaction_id, _), score in results.items() if not score.ok}
+    # An item the property applies to on no field (no documents, no reference) is counted apart.
+    applicable_ids = {interaction_id for (interaction_id, _), score in results.items() if score.applicable}
+    not_applicable = len({interaction_id for interaction_id, _ in results} - applicable_ids - failed_ids)
     first_error = next((score.error for score in results.values() if not score.ok), "") or ""
     # Interactions deleted since planning have nothing left to score: they count as done.
     done = len(chunk.interaction_ids) - len(failed_ids)
     # One transaction: a worker dying between the two would leave the job short of this chunk's items.
     with transaction.atomic():
         if chunk.claim_finish():
-            job.record_chunk(done=done, failed=len(failed_ids), error=first_error)
+            job.record_chunk(done=done, failed=len(failed_ids), error=first_error, not_applicable=not_applicable)
 
 
 def compute_scores(
@@ -265,6 +268,12 @@ def context_of(scorer: Scorer, interaction: Interaction) -> Any:
     return interaction.information_retrieval
 
 
+def _status(score: Score) -> str:
+    if not score.ok:
+        return PropertyValue.Status.ERROR
+    return PropertyValue.Status.OK if score.applicable else PropertyValue.Status.NOT_APPLICABLE
+
+
 def store_values(run_id: int, setup: ScorerSetup, results: dict[tuple[int, str], Score]) -> None:
     now = timezone.now()
     rows = [
@@ -280,7 +289,7 @@ def store_values(run_id: int, setup: ScorerSetup, results: dict[tuple[int, str],
             details=score.details if score.applicable else {"not_applicable": score.not_applicable_reason},
             scorer_version=setup.version_key,
             model=setup.model,
-            status=PropertyValue.Status.OK if score.ok else PropertyValue.Status.ERROR,
+            status=_status(score),
             error=score.error or "",
             updated_at=now,
         )

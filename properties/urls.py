@@ -10,6 +10,7 @@ urlpatterns = [
     path("projects/<int:pk>/rename/", views.project_rename, name="project-rename"),
     path("projects/<int:pk>/delete/", views.project_delete, name="project-delete"),
     path("projects/<int:pk>/rules/", views.project_rules, name="project-rules"),
+    path("projects/<int:pk>/properties/<str:name>/", views.property_settings, name="property-settings"),
     path("projects/<int:pk>/prompt-properties/new/", views.prompt_property_edit, name="prompt-property-create"),
     path("projects/<int:pk>/prompt-previews/<int:preview_pk>/", views.prompt_preview, name="prompt-preview"),
     path("projects/<int:pk>/keys/", views.project_keys, name="project-keys"),

@@ -4,9 +4,8 @@ import json
 
 from django.conf import settings
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
@@ -15,21 +14,25 @@ from django_htmx.http import HttpResponseStopPolling
 
 from properties import (
     annotation,
-    charts,
+    compare_page,
     comparison,
-    datascreen,
+    criteria,
     deletion,
     export,
-    highlight,
     ingest,
+    interaction_panel,
     previews,
+    project_templates,
+    report_card,
     rules,
     scoring,
+    screen,
     workers,
 )
 from properties.forms import (
     AnnotationForm,
     ColumnMappingForm,
+    PassCriteriaForm,
     ProjectForm,
     ProjectKeyForm,
     PromptPropertyForm,
@@ -55,9 +58,6 @@ from properties.models import (
 from properties.scorers import registry
 from properties.scorers.pii_risk import default_risk_factors
 
-# Property columns the Data Screen shows before the user picks any.
-DEFAULT_VALUE_COLUMNS = 4
-
 
 def _project_for(request: HttpRequest, pk: int) -> Project:
     # Another user's project is a 404, not a 403: its existence is not theirs to learn.
@@ -71,14 +71,13 @@ def _run_for(request: HttpRequest, pk: int) -> Run:
 def project_list(request: HttpRequest) -> HttpResponse:
     form = ProjectForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        project = form.save(commit=False)
-        project.enabled_properties = scoring.default_properties()
-        project.save()
+        project = form.save()
         project.add_member(request.user, Membership.Role.OWNER)
         return redirect("properties:project-detail", pk=project.pk)
     live_runs = Count("runs", filter=Q(runs__deleting=False), distinct=True)
     projects = Project.objects.visible_to(request.user).annotate(run_count=live_runs)
-    return render(request, "properties/project_list.html", {"projects": projects, "form": form})
+    context = {"projects": projects, "form": form, "templates": project_templates.TEMPLATES.values()}
+    return render(request, "properties/project_list.html", context)
 
 
 def project_detail(request: HttpRequest, pk: int, settings_form: PropertySettingsForm | None = None) -> HttpResponse:
@@ -93,7 +92,8 @@ def project_detail(request: HttpRequest, pk: int, settings_form: PropertySetting
         "summaries": summaries,
         "addresses": addresses,
         "settings_form": settings_form or PropertySettingsForm(initial=initial, project=project),
-        "catalogue": [(name, cls, registry.is_builtin(name)) for name, cls in registry.all_scorers().items()],
+        "catalogue": _catalogue(project),
+        "template": project_templates.TEMPLATES.get(project.template),
         "prompt_properties": project.prompt_properties.all(),
         "risk_factors": _risk_factors(project),
         "uploads": project.uploads.all()[:10],
@@ -101,6 +101,14 @@ def project_detail(request: HttpRequest, pk: int, settings_form: PropertySetting
         "rename_form": RenameForm(initial={"name": project.name}),
     }
     return render(request, "properties/project_detail.html", context)
+
+
+def _catalogue(project: Project) -> list[tuple]:
+    """Every property a project may score: (name, class, built-in, its criterion here, key)."""
+    return [
+        (name, cls, registry.is_builtin(name), criteria.criterion_for(project, name), name in project.key_properties)
+        for name, cls in registry.all_scorers().items()
+    ]
 
 
 @require_POST
@@ -114,6 +122,33 @@ def project_properties(request: HttpRequest, pk: int) -> HttpResponse:
     project.save(update_fields=["enabled_properties", "property_config"])
     messages.success(request, "Properties saved. Rescore a run to compute new or changed ones.")
     return redirect("properties:project-detail", pk=project.pk)
+
+
+def property_settings(request: HttpRequest, pk: int, name: str) -> HttpResponse:
+    """One property in a project: what it measures and how well (its report card), its pass or fail,
+    its tolerance in comparisons, and whether it is a key property."""
+    project = _project_for(request, pk)
+    if name not in project.enabled_properties and name not in registry.all_scorers():
+        raise Http404("No such property.")
+    criterion = criteria.criterion_for(project, name)
+    initial = {**criterion.to_dict(), "key": name in project.key_properties}
+    form = PassCriteriaForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        form.save(project, name)
+        messages.success(request, f"{name} saved: {criteria.criterion_for(project, name).describe()}.")
+        return redirect("properties:property-settings", pk=project.pk, name=name)
+    context = {
+        "project": project,
+        "name": name,
+        "form": form,
+        "card": report_card.card_for(name, criterion),
+        "model": PropertyValue.objects.filter(run__project=project, property_name=name)
+        .exclude(model="")
+        .values_list("model", flat=True)
+        .first(),
+        "default": criteria.default_for(name),
+    }
+    return render(request, "properties/property_settings.html", context)
 
 
 def prompt_property_edit(request: HttpRequest, pk: int, prompt_pk: int | None = None) -> HttpResponse:
@@ -213,35 +248,14 @@ def project_rules(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def project_compare(request: HttpRequest, pk: int) -> HttpResponse:
+    """Runs compared on the chosen properties (`prop=`, the key ones by default); with two runs, the
+    row-by-row changes load as a fragment (htmx target `row-diff`, `property=` picks the property)."""
     project = _project_for(request, pk)
     runs = _chosen_runs(request, project)
-    summaries = comparison.summarize_runs(runs)
-    addresses = sorted({address for summary in summaries for address in summary.stats})
-    figures = [{"id": "chart-score", "address": "", "figure": charts.score_figure(summaries)}]
-    for address in addresses:
-        prop, _, field_name = address.partition(".")
-        series = {run.name: comparison.numeric_values(run, prop, field_name or "interaction") for run in runs}
-        edges, counts = comparison.histogram(series)
-        figures.append(
-            {
-                "id": f"chart-dist-{len(figures)}",
-                "address": address,
-                "figure": charts.distribution_figure(address, edges, counts),
-            }
-        )
-        figures.append(
-            {"id": f"chart-mean-{len(figures)}", "address": address, "figure": charts.means_figure(address, summaries)}
-        )
-    context = {
-        "project": project,
-        "runs": runs,
-        "summaries": summaries,
-        "addresses": addresses,
-        "figures": figures,
-        "run_ids": "&".join(f"runs={run.pk}" for run in runs),
-    }
-    if len(runs) == 2:
-        context.update(_row_by_row(request, runs, addresses))
+    if request.htmx and request.htmx.target == "row-diff" and len(runs) == 2:
+        context = compare_page.row_diff_context(project, runs, request.GET)
+        return render(request, "properties/project_compare.html#row-diff", context)
+    context = compare_page.page_context(project, runs, request.GET)
     return render(request, "properties/project_compare.html", context)
 
 
@@ -252,14 +266,6 @@ def _chosen_runs(request: HttpRequest, project: Project) -> list[Run]:
         raise Http404("Choose two or more runs of this project to compare.")
     # Oldest first: the baseline on the left, the candidate on the right.
     return sorted(runs, key=lambda run: (run.created_at, run.pk))
-
-
-def _row_by_row(request: HttpRequest, runs: list[Run], addresses: list[str]) -> dict:
-    address = request.GET.get("property") if request.GET.get("property") in addresses else None
-    address = address or (addresses[0] if addresses else None)
-    rows = comparison.row_diffs(runs[0], runs[1], address)
-    page = Paginator(rows, datascreen.PAGE_SIZE).get_page(request.GET.get("page"))
-    return {"diff_property": address, "diff_page": page}
 
 
 @require_POST
@@ -378,31 +384,21 @@ def upload_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "properties/upload_detail.html", {"upload": upload, "job": job})
 
 
+# The Data Screen's fragments by the id of the element htmx swaps.
+SCREEN_PARTIALS = {"screen": "screen", "detail-pane": "panel", "pass-rates": "pass-rates"}
+
+
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """The Data Screen: the run's interactions, filtered, sorted and paged on the server."""
+    """The Data Screen: the run's interactions, filtered, sorted and paged on the server; `i=<id>`
+    opens one in the side panel, `highlight=<address>` marks a property's evidence there."""
     run = _run_for(request, pk)
-    query = datascreen.ScreenQuery.from_params(request.GET)
-    page = datascreen.page_of(datascreen.filtered_interactions(run, query), request.GET.get("page"))
-    addresses = datascreen.property_addresses(run)
-    columns = [c for c in query.columns if c in addresses] or addresses[:DEFAULT_VALUE_COLUMNS]
-    values = datascreen.values_by_interaction([interaction.pk for interaction in page])
-    rows = [(interaction, [values[interaction.pk].get(c) for c in columns]) for interaction in page]
-    context = {
-        "run": run,
-        "job": run.latest_job(),
-        "query": query,
-        "page": page,
-        "rows": rows,
-        "columns": columns,
-        "addresses": addresses,
-        "score": annotation.run_score(run),
-        "llm_totals": RunLLMUsage.totals(run),
-        "llm_usage": run.llm_usage.all(),
-    }
     template = "properties/run_detail.html"
-    if request.htmx and request.htmx.target == "screen":
-        template += "#screen"
-    return render(request, template, context)
+    partial = SCREEN_PARTIALS.get(request.htmx.target or "") if request.htmx else None
+    if partial == "pass-rates":
+        return render(request, template + "#pass-rates", screen.rates_context(run, request.GET))
+    context = screen.screen_context(run, request.GET, request.session)
+    context.update(score=annotation.run_score(run), llm_totals=RunLLMUsage.totals(run), llm_usage=run.llm_usage.all())
+    return render(request, template + (f"#{partial}" if partial else ""), context)
 
 
 @require_POST
@@ -431,55 +427,32 @@ def _interaction_for(request: HttpRequest, pk: int) -> Interaction:
 
 
 def interaction_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """Every field and property value; `?highlight=address` marks that property's evidence."""
+    """One interaction on a page of its own (links from comparisons); the same panel as the Data Screen's."""
     interaction = _interaction_for(request, pk)
-    values = list(interaction.property_values.order_by("property_name", "field"))
-    selected = next((v for v in values if v.address == request.GET.get("highlight")), None)
-    spans = highlight.spans_by_field(selected.spans if selected else [])
-    documents = [
-        (
-            f"information_retrieval[{i}]",
-            document,
-            highlight.segments(str(document), spans.get(f"information_retrieval[{i}]", [])),
-        )
-        for i, document in enumerate(interaction.information_retrieval)
-    ]
-    texts = {
-        name: highlight.segments(getattr(interaction, name), spans.get(name, []))
-        for name in ("input", "full_prompt", "history", "output", "expected_output")
-    }
-    context = {
-        "interaction": interaction,
-        "values": [(value, _description(value.property_name)) for value in values],
-        "selected": selected,
-        "texts": texts,
-        "documents": documents,
-        "annotation_form": AnnotationForm(
-            initial={"annotation": interaction.annotation, "reason": interaction.annotation_reason}
-        ),
-    }
+    context = interaction_panel.panel_context(interaction, request.GET.get("highlight"))
+    context.update(params=request.GET, panel=True, screen_query=None)
     template = "properties/interaction_detail.html"
     if request.htmx:
-        template += "#detail"
+        template += "#panel"
     return render(request, template, context)
 
 
 @require_POST
 def interaction_annotate(request: HttpRequest, pk: int) -> HttpResponse:
+    """A person's label. From the Data Screen's panel (htmx), the panel, its table row and the run's
+    score are swapped in at once."""
     interaction = _interaction_for(request, pk)
     form = AnnotationForm(request.POST)
     if form.is_valid():
         annotation.annotate_by_person(interaction, form.cleaned_data["annotation"], form.cleaned_data["reason"])
-    if request.htmx:
+    if not request.htmx:
+        return redirect("properties:interaction-detail", pk=pk)
+    if "screen" not in request.POST:  # the interaction's own page
         return interaction_detail(request, pk)
-    return redirect("properties:interaction-detail", pk=pk)
-
-
-def _description(prop: str) -> str:
-    try:
-        return registry.get(prop).description
-    except registry.RegistryError:
-        return ""
+    params = QueryDict(request.POST.get("screen", ""))
+    context = screen.annotated_context(interaction, params, request.session)
+    context.update(score=annotation.run_score(interaction.run), oob=True)
+    return render(request, "properties/run_detail.html#annotated", context)
 
 
 @require_POST

@@ -1,3 +1,6 @@
+// Every behaviour of the pages, here rather than inline: the Content-Security-Policy refuses
+// inline scripts and handlers.
+
 // Draw every chart whose figure the server emitted with json_script, on page load and after
 // each htmx swap.
 htmx.onLoad(function (root) {
@@ -10,14 +13,233 @@ htmx.onLoad(function (root) {
   });
 });
 
-// After a property is clicked, bring its first highlighted span into view.
+// Colour swatches take their colour from data-colour (no style attributes under the policy; the
+// CSSOM is allowed).
 htmx.onLoad(function (root) {
-  var mark = root.querySelector && root.querySelector("mark.evidence");
-  if (mark) mark.scrollIntoView({ block: "center" });
+  root.querySelectorAll("[data-colour]").forEach(function (swatch) {
+    swatch.style.backgroundColor = swatch.dataset.colour;
+  });
 });
 
-// A select marked data-submit-on-change submits its form when a choice is made (no inline
-// handlers: the Content-Security-Policy refuses them).
+// A select marked data-submit-on-change submits its form when a choice is made; one inside an
+// htmx form lets htmx send it.
 document.addEventListener("change", function (event) {
-  if (event.target.matches && event.target.matches("[data-submit-on-change]")) event.target.form.submit();
+  var target = event.target;
+  if (!target.matches || !target.matches("[data-submit-on-change]")) return;
+  if (target.form.hasAttribute("hx-get")) htmx.trigger(target.form, "submit");
+  else target.form.submit();
+});
+
+// --- The Data Screen's side panel -------------------------------------------------------------
+
+function pane() {
+  return document.getElementById("detail-pane");
+}
+
+function openedInteraction() {
+  var detail = document.querySelector("#detail-pane #interaction-detail");
+  return detail ? detail.dataset.interaction : null;
+}
+
+// The table row of the open interaction is marked and scrolled into view (not the page).
+function markSelectedRow() {
+  var id = openedInteraction();
+  document.querySelectorAll("#interactions tbody tr.selected").forEach(function (row) {
+    row.classList.remove("selected");
+    row.removeAttribute("aria-current");
+  });
+  var row = id && document.getElementById("row-" + id);
+  if (!row) return;
+  row.classList.add("selected");
+  row.setAttribute("aria-current", "true");
+  row.scrollIntoView({ block: "nearest" });
+}
+
+htmx.onLoad(function (root) {
+  if (root.id === "detail-pane" || root.id === "screen" || root === document.body) markSelectedRow();
+  // After a property is chosen, bring its first highlighted span into view.
+  var mark = root.querySelector && root.querySelector("#detail-pane mark.evidence, .detail-page mark.evidence");
+  if (mark && root !== document.body) mark.scrollIntoView({ block: "center" });
+});
+
+// Closing keeps the table as it is and takes the interaction out of the URL.
+function closePane() {
+  var panel = pane();
+  if (!panel || panel.hidden || !panel.querySelector("[data-pane-close]")) return;
+  panel.hidden = true;
+  var url = new URL(window.location.href);
+  url.searchParams.delete("i");
+  url.searchParams.delete("highlight");
+  history.pushState({}, "", url);
+  markSelectedRow();
+}
+
+document.addEventListener("click", function (event) {
+  var target = event.target;
+  if (target.closest("[data-pane-close]")) {
+    event.preventDefault();
+    closePane();
+    return;
+  }
+  if (target.closest("[data-open-help]")) {
+    toggleHelp();
+    return;
+  }
+  var jump = target.closest("[data-jump]");
+  if (jump) {
+    // Evidence list: go to the mark in the text, inside the panel, and give it the focus.
+    var mark = document.getElementById(jump.dataset.jump);
+    if (mark) {
+      event.preventDefault();
+      mark.scrollIntoView({ block: "center" });
+      mark.focus();
+    }
+    return;
+  }
+  // A click anywhere on a row opens its interaction, as its id link does.
+  var row = target.closest("#interactions tbody tr");
+  if (row && !target.closest("a, button, input, select, label")) {
+    var link = row.querySelector(".open-interaction");
+    if (link) link.click();
+  }
+});
+
+// The panel's width: dragged (or arrow keys on the handle), kept in localStorage.
+var PANE_WIDTH = "evalsite.paneWidth";
+
+function setPaneWidth(pixels) {
+  var width = Math.max(320, Math.min(window.innerWidth * 0.92, pixels));
+  document.documentElement.style.setProperty("--pane-width", width + "px");
+  try {
+    localStorage.setItem(PANE_WIDTH, String(Math.round(width)));
+  } catch (error) {
+    // Private browsing: the width lasts for this page only.
+  }
+}
+
+(function restorePaneWidth() {
+  var stored = null;
+  try {
+    stored = localStorage.getItem(PANE_WIDTH);
+  } catch (error) {
+    stored = null;
+  }
+  if (stored) document.documentElement.style.setProperty("--pane-width", stored + "px");
+})();
+
+document.addEventListener("pointerdown", function (event) {
+  if (!event.target.matches("[data-pane-resizer]")) return;
+  event.preventDefault();
+  var move = function (moved) {
+    setPaneWidth(window.innerWidth - moved.clientX);
+  };
+  var stop = function () {
+    document.removeEventListener("pointermove", move);
+    document.removeEventListener("pointerup", stop);
+  };
+  document.addEventListener("pointermove", move);
+  document.addEventListener("pointerup", stop);
+});
+
+// --- Keys: j/k next and previous, g/b good and bad, n note, Esc close, ? help ---------------------
+
+function toggleHelp() {
+  var dialog = document.getElementById("shortcuts");
+  if (!dialog) return;
+  if (dialog.open) dialog.close();
+  else dialog.showModal();
+}
+
+function typing(element) {
+  return element && (element.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(element.tagName));
+}
+
+// Set while the panel is being replaced.
+var paneLoading = false;
+document.addEventListener("htmx:beforeRequest", function (event) {
+  if (event.detail.target && event.detail.target.id === "detail-pane") paneLoading = true;
+});
+// The panel is ready for keys once htmx has processed it (its forms post through htmx).
+htmx.onLoad(function (root) {
+  var panel = root.id === "detail-pane" ? root : root.querySelector && root.querySelector("#detail-pane");
+  if (!panel) return;
+  panel.dataset.ready = "1";
+  paneLoading = false;
+});
+document.addEventListener("htmx:afterRequest", function (event) {
+  if (!event.detail.successful) paneLoading = false;
+});
+
+function move(step) {
+  var rows = Array.prototype.slice.call(document.querySelectorAll("#interactions tbody tr[data-interaction]"));
+  if (!rows.length) return;
+  var current = rows.findIndex(function (row) {
+    return row.dataset.interaction === openedInteraction();
+  });
+  var next = current === -1 ? (step > 0 ? 0 : rows.length - 1) : current + step;
+  if (next >= 0 && next < rows.length) {
+    rows[next].querySelector(".open-interaction").click();
+    return;
+  }
+  // Past the end of the page: the panel's link goes to the next (or previous) page.
+  var link = document.querySelector(step > 0 ? "[data-pane-next]" : "[data-pane-previous]");
+  if (link && link.href) window.location.href = link.href;
+}
+
+document.addEventListener("keydown", function (event) {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  var active = document.activeElement;
+  if (typing(active)) {
+    if (event.key === "Escape") active.blur();
+    return;
+  }
+  var dialog = document.getElementById("shortcuts");
+  if (dialog && dialog.open) return; // the dialog handles Esc itself
+  // A held key must not skip an interaction the reader has not seen: wait for the panel.
+  if (paneLoading) return;
+  var panel = pane();
+  var open = panel && !panel.hidden;
+  var form = open ? panel.querySelector("#annotate-form") : null;
+  var arrows = open && (event.key === "ArrowDown" || event.key === "ArrowUp");
+  switch (event.key) {
+    case "j":
+    case "k":
+    case "ArrowDown":
+    case "ArrowUp":
+      if (!document.getElementById("interactions") || (event.key.startsWith("Arrow") && !arrows)) return;
+      move(event.key === "j" || event.key === "ArrowDown" ? 1 : -1);
+      break;
+    case "g":
+    case "b":
+      if (!form) return;
+      form.querySelector('[data-annotate="' + (event.key === "g" ? "good" : "bad") + '"]').click();
+      break;
+    case "n":
+      if (!form) return;
+      form.querySelector("input[name=reason]").focus();
+      break;
+    case "Escape":
+      closePane();
+      break;
+    case "?":
+      toggleHelp();
+      break;
+    default:
+      return;
+  }
+  event.preventDefault();
+});
+
+// The resize handle answers the arrow keys too.
+document.addEventListener("keydown", function (event) {
+  if (!event.target.matches || !event.target.matches("[data-pane-resizer]")) return;
+  if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+  var width = pane().getBoundingClientRect().width;
+  setPaneWidth(width + (event.key === "ArrowLeft" ? 40 : -40));
+  event.stopPropagation();
+});
+
+// Back and forward re-open what the URL says.
+window.addEventListener("popstate", function () {
+  if (document.getElementById("interactions")) window.location.reload();
 });

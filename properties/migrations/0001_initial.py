@@ -8,7 +8,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -17,179 +16,291 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Interaction',
+            name="Interaction",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('user_interaction_id', models.CharField(default=properties.models.new_interaction_id, max_length=255)),
-                ('input', models.TextField(blank=True)),
-                ('information_retrieval', models.JSONField(blank=True, default=list)),
-                ('full_prompt', models.TextField(blank=True)),
-                ('history', models.TextField(blank=True)),
-                ('output', models.TextField()),
-                ('expected_output', models.TextField(blank=True)),
-                ('annotation', models.CharField(choices=[('good', 'Good'), ('bad', 'Bad'), ('unknown', 'Unknown')], default='unknown', max_length=10)),
-                ('annotation_reason', models.TextField(blank=True)),
-                ('annotation_source', models.CharField(blank=True, choices=[('', 'None'), ('person', 'Person'), ('estimated', 'Estimated')], max_length=10)),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('input_hash', models.CharField(blank=True, db_index=True, max_length=32)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("user_interaction_id", models.CharField(default=properties.models.new_interaction_id, max_length=255)),
+                ("input", models.TextField(blank=True)),
+                ("information_retrieval", models.JSONField(blank=True, default=list)),
+                ("full_prompt", models.TextField(blank=True)),
+                ("history", models.TextField(blank=True)),
+                ("output", models.TextField()),
+                ("expected_output", models.TextField(blank=True)),
+                (
+                    "annotation",
+                    models.CharField(
+                        choices=[("good", "Good"), ("bad", "Bad"), ("unknown", "Unknown")],
+                        default="unknown",
+                        max_length=10,
+                    ),
+                ),
+                ("annotation_reason", models.TextField(blank=True)),
+                (
+                    "annotation_source",
+                    models.CharField(
+                        blank=True,
+                        choices=[("", "None"), ("person", "Person"), ("estimated", "Estimated")],
+                        max_length=10,
+                    ),
+                ),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                ("input_hash", models.CharField(blank=True, db_index=True, max_length=32)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
             ],
             options={
-                'ordering': ['pk'],
+                "ordering": ["pk"],
             },
         ),
         migrations.CreateModel(
-            name='Membership',
+            name="Membership",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('owner', 'Owner'), ('member', 'Member')], default='member', max_length=10)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("owner", "Owner"), ("member", "Member")], default="member", max_length=10
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memberships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Project',
+            name="Project",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('description', models.TextField(blank=True)),
-                ('enabled_properties', models.JSONField(blank=True, default=list)),
-                ('property_config', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('members', models.ManyToManyField(related_name='projects', through='properties.Membership', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                ("description", models.TextField(blank=True)),
+                ("enabled_properties", models.JSONField(blank=True, default=list)),
+                ("property_config", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "members",
+                    models.ManyToManyField(
+                        related_name="projects", through="properties.Membership", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name', 'pk'],
+                "ordering": ["name", "pk"],
             },
         ),
         migrations.AddField(
-            model_name='membership',
-            name='project',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='properties.project'),
+            model_name="membership",
+            name="project",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="memberships", to="properties.project"
+            ),
         ),
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('environment', models.CharField(choices=[('evaluation', 'Evaluation'), ('production', 'Production')], default='evaluation', max_length=20)),
-                ('description', models.TextField(blank=True)),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='properties.project')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "environment",
+                    models.CharField(
+                        choices=[("evaluation", "Evaluation"), ("production", "Production")],
+                        default="evaluation",
+                        max_length=20,
+                    ),
+                ),
+                ("description", models.TextField(blank=True)),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="runs", to="properties.project"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='PropertyValue',
+            name="PropertyValue",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('property_name', models.CharField(max_length=100)),
-                ('field', models.CharField(choices=[('input', 'Input'), ('output', 'Output'), ('interaction', 'Interaction')], max_length=12)),
-                ('value', models.FloatField(blank=True, null=True)),
-                ('label', models.CharField(blank=True, max_length=200)),
-                ('spans', models.JSONField(blank=True, default=list)),
-                ('details', models.JSONField(blank=True, default=dict)),
-                ('scorer_version', models.CharField(max_length=64)),
-                ('model', models.CharField(blank=True, max_length=500)),
-                ('status', models.CharField(choices=[('ok', 'Ok'), ('error', 'Error')], default='ok', max_length=5)),
-                ('error', models.TextField(blank=True)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('interaction', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='property_values', to='properties.interaction')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='property_values', to='properties.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("property_name", models.CharField(max_length=100)),
+                (
+                    "field",
+                    models.CharField(
+                        choices=[("input", "Input"), ("output", "Output"), ("interaction", "Interaction")],
+                        max_length=12,
+                    ),
+                ),
+                ("value", models.FloatField(blank=True, null=True)),
+                ("label", models.CharField(blank=True, max_length=200)),
+                ("spans", models.JSONField(blank=True, default=list)),
+                ("details", models.JSONField(blank=True, default=dict)),
+                ("scorer_version", models.CharField(max_length=64)),
+                ("model", models.CharField(blank=True, max_length=500)),
+                ("status", models.CharField(choices=[("ok", "Ok"), ("error", "Error")], default="ok", max_length=5)),
+                ("error", models.TextField(blank=True)),
+                ("updated_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "interaction",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="property_values",
+                        to="properties.interaction",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="property_values", to="properties.run"
+                    ),
+                ),
             ],
         ),
         migrations.AddField(
-            model_name='interaction',
-            name='run',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='interactions', to='properties.run'),
+            model_name="interaction",
+            name="run",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="interactions", to="properties.run"
+            ),
         ),
         migrations.CreateModel(
-            name='ScoringJob',
+            name="ScoringJob",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('properties', models.JSONField(default=list)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('running', 'Running'), ('done', 'Done')], default='pending', max_length=10)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('done', models.PositiveIntegerField(default=0)),
-                ('failed', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('last_error', models.TextField(blank=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='jobs', to='properties.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("properties", models.JSONField(default=list)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("pending", "Pending"), ("running", "Running"), ("done", "Done")],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("done", models.PositiveIntegerField(default=0)),
+                ("failed", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("last_error", models.TextField(blank=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="jobs", to="properties.run"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='ScoringChunk',
+            name="ScoringChunk",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('property_name', models.CharField(max_length=100)),
-                ('interaction_ids', models.JSONField(default=list)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('job', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='properties.scoringjob')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("property_name", models.CharField(max_length=100)),
+                ("interaction_ids", models.JSONField(default=list)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "job",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="chunks", to="properties.scoringjob"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pk'],
+                "ordering": ["pk"],
             },
         ),
         migrations.CreateModel(
-            name='Upload',
+            name="Upload",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('file', models.FileField(max_length=500, upload_to=properties.models.upload_path)),
-                ('original_name', models.CharField(max_length=255)),
-                ('file_format', models.CharField(blank=True, max_length=10)),
-                ('column_mapping', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('stored', 'Stored'), ('ingested', 'Ingested'), ('failed', 'Failed')], default='stored', max_length=10)),
-                ('accepted', models.PositiveIntegerField(default=0)),
-                ('rejected', models.PositiveIntegerField(default=0)),
-                ('row_errors', models.JSONField(blank=True, default=list)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='uploads', to='properties.project')),
-                ('run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='uploads', to='properties.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("file", models.FileField(max_length=500, upload_to=properties.models.upload_path)),
+                ("original_name", models.CharField(max_length=255)),
+                ("file_format", models.CharField(blank=True, max_length=10)),
+                ("column_mapping", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("stored", "Stored"), ("ingested", "Ingested"), ("failed", "Failed")],
+                        default="stored",
+                        max_length=10,
+                    ),
+                ),
+                ("accepted", models.PositiveIntegerField(default=0)),
+                ("rejected", models.PositiveIntegerField(default=0)),
+                ("row_errors", models.JSONField(blank=True, default=list)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="uploads", to="properties.project"
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="uploads",
+                        to="properties.run",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.AddConstraint(
-            model_name='membership',
-            constraint=models.UniqueConstraint(fields=('project', 'user'), name='unique_membership'),
+            model_name="membership",
+            constraint=models.UniqueConstraint(fields=("project", "user"), name="unique_membership"),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.UniqueConstraint(fields=('project', 'name'), name='unique_run_name'),
+            model_name="run",
+            constraint=models.UniqueConstraint(fields=("project", "name"), name="unique_run_name"),
         ),
         migrations.AddIndex(
-            model_name='propertyvalue',
-            index=models.Index(fields=['run', 'property_name', 'field', 'value'], name='value_run_prop_range'),
+            model_name="propertyvalue",
+            index=models.Index(fields=["run", "property_name", "field", "value"], name="value_run_prop_range"),
         ),
         migrations.AddIndex(
-            model_name='propertyvalue',
-            index=models.Index(fields=['run', 'property_name', 'field', 'label'], name='value_run_prop_label'),
+            model_name="propertyvalue",
+            index=models.Index(fields=["run", "property_name", "field", "label"], name="value_run_prop_label"),
         ),
         migrations.AddIndex(
-            model_name='propertyvalue',
-            index=models.Index(fields=['run', 'status'], name='value_run_status'),
+            model_name="propertyvalue",
+            index=models.Index(fields=["run", "status"], name="value_run_status"),
         ),
         migrations.AddConstraint(
-            model_name='propertyvalue',
-            constraint=models.UniqueConstraint(fields=('interaction', 'property_name', 'field'), name='unique_value_per_interaction_field'),
+            model_name="propertyvalue",
+            constraint=models.UniqueConstraint(
+                fields=("interaction", "property_name", "field"), name="unique_value_per_interaction_field"
+            ),
         ),
         migrations.AddIndex(
-            model_name='interaction',
-            index=models.Index(fields=['run', 'annotation'], name='interaction_run_annotation'),
+            model_name="interaction",
+            index=models.Index(fields=["run", "annotation"], name="interaction_run_annotation"),
         ),
         migrations.AddConstraint(
-            model_name='interaction',
-            constraint=models.UniqueConstraint(fields=('run', 'user_interaction_id'), name='unique_interaction_id_in_run'),
+            model_name="interaction",
+            constraint=models.UniqueConstraint(
+                fields=("run", "user_interaction_id"), name="unique_interaction_id_in_run"
+            ),
         ),
     ]

@@ -4,24 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('properties', '0001_initial'),
+        ("properties", "0001_initial"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='run',
-            options={'ordering': ['-pinned', '-created_at', '-pk']},
+            name="run",
+            options={"ordering": ["-pinned", "-created_at", "-pk"]},
         ),
         migrations.AddField(
-            model_name='project',
-            name='annotation_rules',
+            model_name="project",
+            name="annotation_rules",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='run',
-            name='pinned',
+            model_name="run",
+            name="pinned",
             field=models.BooleanField(default=False),
         ),
     ]

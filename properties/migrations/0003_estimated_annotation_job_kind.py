@@ -4,20 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('properties', '0002_run_pinned_annotation_rules'),
+        ("properties", "0002_run_pinned_annotation_rules"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='interaction',
-            name='estimated_annotation',
-            field=models.CharField(blank=True, choices=[('good', 'Good'), ('bad', 'Bad'), ('unknown', 'Unknown')], max_length=10),
+            model_name="interaction",
+            name="estimated_annotation",
+            field=models.CharField(
+                blank=True, choices=[("good", "Good"), ("bad", "Bad"), ("unknown", "Unknown")], max_length=10
+            ),
         ),
         migrations.AddField(
-            model_name='scoringjob',
-            name='kind',
-            field=models.CharField(choices=[('scoring', 'Scoring'), ('annotation', 'Annotation rules')], default='scoring', max_length=12),
+            model_name="scoringjob",
+            name="kind",
+            field=models.CharField(
+                choices=[("scoring", "Scoring"), ("annotation", "Annotation rules")], default="scoring", max_length=12
+            ),
         ),
     ]

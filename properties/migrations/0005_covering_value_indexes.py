@@ -4,26 +4,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('properties', '0004_api_tokens_test_suites'),
+        ("properties", "0004_api_tokens_test_suites"),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='propertyvalue',
-            name='value_run_prop_range',
+            model_name="propertyvalue",
+            name="value_run_prop_range",
         ),
         migrations.RemoveIndex(
-            model_name='propertyvalue',
-            name='value_run_prop_label',
+            model_name="propertyvalue",
+            name="value_run_prop_label",
         ),
         migrations.AddIndex(
-            model_name='propertyvalue',
-            index=models.Index(fields=['run', 'property_name', 'field', 'value', 'interaction'], name='value_run_prop_range'),
+            model_name="propertyvalue",
+            index=models.Index(
+                fields=["run", "property_name", "field", "value", "interaction"], name="value_run_prop_range"
+            ),
         ),
         migrations.AddIndex(
-            model_name='propertyvalue',
-            index=models.Index(fields=['run', 'property_name', 'field', 'label', 'interaction'], name='value_run_prop_label'),
+            model_name="propertyvalue",
+            index=models.Index(
+                fields=["run", "property_name", "field", "label", "interaction"], name="value_run_prop_label"
+            ),
         ),
     ]

@@ -6,49 +6,75 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('properties', '0005_covering_value_indexes'),
+        ("properties", "0005_covering_value_indexes"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PromptProperty',
+            name="PromptProperty",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('property_name', models.CharField(max_length=100)),
-                ('template', models.TextField()),
-                ('model_id', models.CharField(max_length=200)),
-                ('base_url', models.CharField(blank=True, max_length=500)),
-                ('api_key_variable', models.CharField(blank=True, max_length=100)),
-                ('api_key', models.CharField(blank=True, max_length=500)),
-                ('output_type', models.CharField(choices=[('score', 'Score from 0 to 1'), ('category', 'Category from a list'), ('boolean', 'True or false')], default='score', max_length=10)),
-                ('categories', models.JSONField(blank=True, default=list)),
-                ('max_calls', models.PositiveIntegerField(blank=True, null=True)),
-                ('max_tokens', models.PositiveIntegerField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='prompt_properties', to='properties.project')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100)),
+                ("property_name", models.CharField(max_length=100)),
+                ("template", models.TextField()),
+                ("model_id", models.CharField(max_length=200)),
+                ("base_url", models.CharField(blank=True, max_length=500)),
+                ("api_key_variable", models.CharField(blank=True, max_length=100)),
+                ("api_key", models.CharField(blank=True, max_length=500)),
+                (
+                    "output_type",
+                    models.CharField(
+                        choices=[
+                            ("score", "Score from 0 to 1"),
+                            ("category", "Category from a list"),
+                            ("boolean", "True or false"),
+                        ],
+                        default="score",
+                        max_length=10,
+                    ),
+                ),
+                ("categories", models.JSONField(blank=True, default=list)),
+                ("max_calls", models.PositiveIntegerField(blank=True, null=True)),
+                ("max_tokens", models.PositiveIntegerField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="prompt_properties",
+                        to="properties.project",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name', 'pk'],
-                'constraints': [models.UniqueConstraint(fields=('project', 'property_name'), name='unique_prompt_property_name')],
+                "ordering": ["name", "pk"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("project", "property_name"), name="unique_prompt_property_name")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='RunLLMUsage',
+            name="RunLLMUsage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('property_name', models.CharField(max_length=100)),
-                ('calls', models.PositiveIntegerField(default=0)),
-                ('tokens', models.PositiveBigIntegerField(default=0)),
-                ('cost_usd', models.FloatField(default=0.0)),
-                ('unpriced_calls', models.PositiveIntegerField(default=0)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='llm_usage', to='properties.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("property_name", models.CharField(max_length=100)),
+                ("calls", models.PositiveIntegerField(default=0)),
+                ("tokens", models.PositiveBigIntegerField(default=0)),
+                ("cost_usd", models.FloatField(default=0.0)),
+                ("unpriced_calls", models.PositiveIntegerField(default=0)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="llm_usage", to="properties.run"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['property_name'],
-                'constraints': [models.UniqueConstraint(fields=('run', 'property_name'), name='unique_llm_usage_per_run')],
+                "ordering": ["property_name"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("run", "property_name"), name="unique_llm_usage_per_run")
+                ],
             },
         ),
     ]

@@ -1,5 +1,8 @@
 from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
 
+from properties.criteria import is_not_applicable
 from properties.models import PropertyValue
 
 register = template.Library()
@@ -12,7 +15,7 @@ def shown(value: PropertyValue | None) -> str:
         return "—"
     if value.status == PropertyValue.Status.ERROR:
         return "error"
-    if value.status == PropertyValue.Status.NOT_APPLICABLE:
+    if is_not_applicable(value):
         return "n/a"
     if value.label:
         return value.label
@@ -34,3 +37,36 @@ def queue_problems(job) -> list:
     if job is None or job.is_finished:
         return []
     return workers.queue_problems(job.waiting_queues())
+
+
+GENERATED_ID_LENGTH = 32
+
+
+@register.filter
+def short_id(user_interaction_id: str) -> str:
+    """An id a person can read: a generated 32-hex id shortened like a git hash, long ids cut."""
+    text = str(user_interaction_id)
+    if len(text) == GENERATED_ID_LENGTH and all(c in "0123456789abcdef" for c in text):
+        return text[:8]
+    return text if len(text) <= 24 else text[:23] + "…"
+
+
+@register.simple_tag
+def verdict(judged: str, value: PropertyValue | None) -> SafeString:
+    """A value with its verdict: a mark and words beside the colour (a tag, not an include: the
+    Data Screen renders hundreds of them per page)."""
+    if judged in ("pass", "fail"):
+        mark, words = ("✓", "passes") if judged == "pass" else ("✗", "fails")
+        return format_html(
+            '<span class="verdict {}"><span aria-hidden="true">{}</span> {}'
+            '<span class="visually-hidden"> {}</span></span>',
+            judged,
+            mark,
+            shown(value),
+            words,
+        )
+    if judged == "n/a":
+        return mark_safe('<span class="verdict na">n/a</span>')  # constant markup
+    if judged == "error":
+        return mark_safe('<span class="verdict error"><span aria-hidden="true">⚠</span> error</span>')  # constant
+    return format_html("{}", shown(value))

@@ -73,13 +73,13 @@ def test_upload_two_runs_filter_highlight_annotate_and_compare(page, live_server
     page.locator('[data-property="invalid_links.output"]').click()
     mark = page.locator('#detail-pane [data-field="output"] mark.evidence')
     expect(mark).to_have_text("http://127.0.0.1:9/status")
-    expect(mark).to_have_attribute("title", re.compile(r"^not checked · not contacted: .*127\.0\.0\.1"))
+    expect(mark).to_have_attribute("title", re.compile(r"^link not checked · not contacted: .*127\.0\.0\.1"))
     page.screenshot(path=str(artifacts / "data-screen-highlight.png"), full_page=True)
 
-    page.locator("#detail-pane select[name=annotation]").select_option("bad")
     page.locator("#detail-pane input[name=reason]").fill("link to a private page")
-    page.locator("#detail-pane").get_by_role("button", name="Annotate").click()
+    page.locator("#detail-pane").get_by_role("button", name="Bad (b)").click()
     expect(page.get_by_test_id("annotation")).to_have_text("bad (person)")
+    expect(page.locator("#interactions tr.selected [data-testid=row-annotation]")).to_have_text("bad")
 
     # The hostile output reads back exactly, as text, and nothing in it ran.
     page.goto(page.url.split("?")[0])
@@ -92,8 +92,11 @@ def test_upload_two_runs_filter_highlight_annotate_and_compare(page, live_server
     page.get_by_label("Compare v1").check()
     page.get_by_label("Compare v2").check()
     page.get_by_role("button", name="Compare selected runs").click()
+    page.get_by_role("checkbox", name="word_count.output").check()
+    page.get_by_role("button", name="Show").click()
     expect(page.locator('[data-address="word_count.output"] svg.main-svg').first).to_be_visible()
-    expect(page.locator("#row-diff tbody tr")).to_have_count(4)
+    page.locator("select[name=property]").select_option("word_count.output")
+    expect(page.locator("#row-diff-table tbody tr")).to_have_count(4)
     expect(page.locator("#row-diff ins").first).to_be_visible()
     page.screenshot(path=str(artifacts / "comparison.png"), full_page=True)
     assert page.evaluate("window.pwned") is None

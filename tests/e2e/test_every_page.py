@@ -1,8 +1,6 @@
 """Every page works under the site's Content-Security-Policy (the page fixture fails on any
 violation), and sends the security headers."""
 
-import re
-
 import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
@@ -18,7 +16,7 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture
 def site(live_server):
     user = UserFactory(username="ada")
-    project = ProjectFactory(owner=user, name="Security tour")
+    project = ProjectFactory(owner=user, name="Security tour", enabled_properties=["toxicity"])
     baseline, candidate = RunFactory(project=project, name="baseline"), RunFactory(project=project, name="candidate")
     # Two rows a run: the project page's interval of a mean needs two values (with one, SQLite's
     # sample standard deviation fails the page: a bug of its own, reported).
@@ -42,12 +40,17 @@ def site(live_server):
         "compare": reverse("properties:project-compare", args=[project.pk])
         + f"?runs={baseline.pk}&runs={candidate.pk}",
         "tokens": reverse("tokens:token-list"),
+        "property settings": reverse("properties:property-settings", args=[project.pk, "toxicity"]),
+        "new project": reverse("properties:project-list") + "#new-project",
     }
 
 
 def test_every_page_runs_under_the_policy(page, live_server, site):
     log_in(page, live_server, "ada")
     expect(page.get_by_role("link", name="Security tour")).to_be_visible()
+    requested, failed = [], []
+    page.on("request", lambda request: requested.append(request.url))
+    page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
     for name, path in site.items():
         response = page.goto(f"{live_server.url}{path}")
         assert response.status == 200, name
@@ -58,8 +61,13 @@ def test_every_page_runs_under_the_policy(page, live_server, site):
         assert headers["referrer-policy"] == "same-origin", name
     page.goto(f"{live_server.url}{site['compare']}")
     expect(page.locator(".chart .main-svg").first).to_be_visible()  # plotly drew the charts
-    page.get_by_label("Property").select_option("toxicity.output")  # the select submits its form
-    expect(page).to_have_url(re.compile(r"property=toxicity\.output"))
+    expect(page.get_by_test_id("diff-summary")).to_be_visible()  # the row-by-row fragment loaded
+    page.locator("select[name=property]").select_option("toxicity.output")  # the select submits its form
+    expect(page.locator("#row-diff-table thead")).to_contain_text("Δ toxicity.output")
+    outside = [url for url in requested if not url.startswith((live_server.url, "data:", "blob:"))]
+    assert outside == [], "every asset is served by the site itself (no CDN)"
+    assert failed == [], "no page asks for something the site does not have (a favicon, say)"
+    assert any(url.endswith("/static/favicon.svg") for url in requested)
 
 
 def test_the_api_docs_render_from_vendored_files(page, live_server, site):

@@ -51,6 +51,7 @@ def ids(run, query_string):
 def test_parse_condition():
     assert datascreen.parse_condition("toxicity.output>0.5") == datascreen.Condition("toxicity", "output", ">", 0.5)
     assert datascreen.parse_condition("compression_ratio <= 0.8").field == "interaction"
+    assert datascreen.parse_condition("my_own_scorer <= 0.8").field == "interaction"
     assert datascreen.parse_condition("content_type.output=sql").value == "sql"
     # A property scored on one field needs no field name; one scored on several is refused, showing how.
     assert datascreen.parse_condition("content_type=sql") == datascreen.Condition("content_type", "output", "=", "sql")
@@ -107,3 +108,13 @@ def test_values_by_interaction_pivots_one_page(run, django_assert_num_queries):
     first = run.interactions.get(user_interaction_id="a").pk
     assert values[first]["toxicity.output"].value == 0.9
     assert values[first]["content_type.output"].label == "other"
+
+
+def test_property_conditions_combine_with_every_other_filter_and_order(run):
+    assert ids(run, "where=toxicity.output>0.1&annotation=bad") == ["b"]
+    assert ids(run, "where=toxicity.output>0.1&sort=-id") == ["c", "b", "a"]
+    assert ids(run, "where=toxicity.output>0.1&sort=annotation") == ["b", "a", "c"]
+    assert ids(run, "where=toxicity.output>0.1&sort=-toxicity.output") == ["a", "c", "b"]
+    assert ids(run, "where=toxicity.output>0.1&where=content_type.output=sql") == ["b"]
+    assert ids(run, "where=toxicity.output>0.95&where=content_type.output=sql") == []
+    assert ids(run, "where=toxicity.output>0.1&q=please") == ["b", "c"]

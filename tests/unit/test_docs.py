@@ -92,3 +92,14 @@ def test_readme_examples(tmp_path, monkeypatch):
     )
     run_console_blocks(README)
     assert (tmp_path / "results.jsonl").read_text().count("\n") == 2
+
+
+def test_the_pass_or_fail_defaults_in_the_docs_are_the_codes():
+    from properties import criteria
+
+    text = (DOCS / "data-screen.md").read_text()
+    for name, criterion in criteria.DEFAULTS.items():
+        direction = {"higher": "higher is better", "lower": "lower is better", "": "none"}[criterion.direction]
+        threshold = "—" if criterion.threshold is None else f"{criterion.threshold:g}"
+        row = f"| `{name}` | {direction} | {threshold} | {criterion.describe_range()} | {criterion.tolerance:g} |"
+        assert row in text, name

@@ -44,13 +44,13 @@ def client_in(client, user):
 def test_data_screen_filters_sorts_and_serves_its_fragment_to_htmx(client_in, run):
     url = reverse("properties:run-detail", args=[run.pk])
     page = client_in.get(url, {"where": "toxicity.output>0.3", "sort": "-toxicity.output"}).content.decode()
-    assert page.index("row-1") < page.index("row-2")
-    assert "row-0" not in page
+    assert page.index('title="row-1"') < page.index('title="row-2"')
+    assert 'title="row-0"' not in page
     assert 'value="toxicity.output&gt;0.3"' in page
     fragment = client_in.get(url, {"where": "toxicity.output<0.2"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="screen")
     body = fragment.content.decode()
     assert "<html" not in body and 'id="screen"' in body
-    assert "row-0" in body and "row-1" not in body
+    assert 'title="row-0"' in body and 'title="row-1"' not in body
     assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in body
     assert "<script>window.pwned" not in body
 
@@ -64,7 +64,10 @@ def test_detail_highlights_evidence_from_offsets_on_escaped_text(client_in, run)
     url = reverse("properties:interaction-detail", args=[interaction.pk])
     body = client_in.get(url, {"highlight": "invalid_links.output"}, HTTP_HX_REQUEST="true").content.decode()
     assert "<html" not in body
-    assert '<mark class="evidence" title="404 · score 1 · dead" data-label="404">&lt;img</mark>' in body
+    assert (
+        '<mark class="evidence ev-problem ev-problem-3" id="ev-1" tabindex="0" title="bad link “404” · dead" '
+        'data-label="bad link" aria-describedby="ev-item-1">&lt;img</mark>'
+    ) in body
     assert "onerror=&quot;window.pwned=2&quot;" in body
     plain = client_in.get(url, {"highlight": "toxicity.output"}).content.decode()
     assert "has no evidence spans" in plain and "<mark" not in plain
@@ -88,6 +91,7 @@ def test_a_person_annotates_from_the_detail_pane(client_in, run):
     url = reverse("properties:interaction-annotate", args=[interaction.pk])
     response = client_in.post(url, {"annotation": "bad", "reason": "made up a date"}, HTTP_HX_REQUEST="true")
     assert "made up a date" in response.content.decode()
+    assert "hx-swap-oob" not in response.content.decode(), "its own page has no table to update"
     interaction.refresh_from_db()
     assert (interaction.annotation, interaction.annotation_source) == ("bad", "person")
 
@@ -115,6 +119,8 @@ def test_hostile_rules_are_a_message_on_the_rules_page(client_in, run, text, mes
 
 
 def test_compare_two_runs_with_charts_and_row_by_row(client_in, run):
+    run.project.enabled_properties = ["toxicity"]
+    run.project.save()
     other = RunFactory(project=run.project, name="candidate")
     for i, toxicity in enumerate([0.2, 0.1, 0.9]):
         add_value(
@@ -123,8 +129,14 @@ def test_compare_two_runs_with_charts_and_row_by_row(client_in, run):
     url = reverse("properties:project-compare", args=[run.project.pk])
     page = client_in.get(url, {"runs": [run.pk, other.pk]}).content.decode()
     assert 'id="chart-score"' in page and 'data-address="toxicity.output"' in page
-    assert page.index("row-1") < page.index("row-0"), "largest change first"
-    assert "<del>" in page and "<ins>new</ins>" in page
+    assert 'id="row-diff" hx-get=' in page and 'hx-trigger="load"' in page, "the row-by-row view is a fragment"
+    fragment = client_in.get(url, {"runs": [run.pk, other.pk]}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="row-diff")
+    body = fragment.content.decode()
+    assert "<html" not in body
+    assert body.index(">row-1<") < body.index(">row-0<"), "largest change first"
+    assert "<del>" in body and "<ins>new</ins>" in body
+    without_js = client_in.get(url, {"runs": [run.pk, other.pk], "property": "toxicity.output"}).content.decode()
+    assert "<html" in without_js and 'id="row-diff-table"' in without_js
     assert client_in.get(url, {"runs": [run.pk]}).status_code == 404
 
 

@@ -38,10 +38,19 @@ def _style_hash(text: str) -> str:
 def test_the_style_hashes_are_those_of_the_vendored_plotly():
     """Updating plotly.js changes its map stylesheet: this names the hash the policy then needs."""
     source = PLOTLY.read_text(encoding="utf-8")
-    inline_sheets = re.findall(r'createElement\("style"\);e\.id="[0-9a-f]+",e\.textContent=`([^`]*)`', source)
+    quoted = r"""createElement\("style"\);\w\.id="[0-9a-f]+",\w\.textContent=(?:`([^`\\]*)`|'([^'\\]*)')"""
+    inline_sheets = ["".join(parts) for parts in re.findall(quoted, source)]
     assert len(inline_sheets) == 1
-    assert 'i.appendChild(document.createTextNode(""))' in source, "plotly's empty style elements"
+    assert re.search(r'\w\.appendChild\(document\.createTextNode\(""\)\)', source), "plotly's empty style elements"
     assert sorted(settings.PLOTLY_STYLE_HASHES) == sorted([_style_hash(""), _style_hash(inline_sheets[0])])
+
+
+def test_the_vendored_plotly_is_the_one_the_plotly_package_ships():
+    """The figures are built with the plotly package: the page draws them with its own plotly.js."""
+    import plotly
+
+    shipped = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    assert PLOTLY.read_bytes() == shipped.read_bytes(), "copy the package's plotly.min.js to static/vendor/plotly/"
 
 
 INLINE = {
