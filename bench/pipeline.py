@@ -168,6 +168,7 @@ class PssSampler(threading.Thread):
         self.phase = "idle"
         self.peaks: dict[str, dict[str, int]] = defaultdict(dict)  # phase -> process label -> kB
         self.together: dict[str, int] = defaultdict(int)  # phase -> worker processes summed, kB
+        self.loads: dict[str, list[float]] = defaultdict(list)  # phase -> the machine's 1-minute load
         self.stopping = threading.Event()
 
     def run(self) -> None:
@@ -184,6 +185,7 @@ class PssSampler(threading.Thread):
         for label, kb in sizes.items():
             peaks[label] = max(peaks.get(label, 0), kb)
         self.together[self.phase] = max(self.together[self.phase], sum(sizes.values()))
+        self.loads[self.phase].append(os.getloadavg()[0])
         if self.fleet.beat.process is not None and (beat := pss_kb(self.fleet.beat.process.pid)) is not None:
             peaks["beat"] = max(peaks.get("beat", 0), beat)
 
@@ -338,6 +340,7 @@ def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]
     first = min(half["first_value_at"] for half in result["halves"].values())
     result["first_value_s"] = first - worker_started
     result["pss"] = {"peaks": dict(sampler.peaks), "together": dict(sampler.together)}
+    result["load"] = {phase: sum(loads) / len(loads) for phase, loads in sampler.loads.items() if loads}
     result["records"] = [json.loads(line) for path in timings.glob("*.jsonl") for line in path.read_text().splitlines()]
     return result
 
@@ -532,6 +535,8 @@ def report_broker(broker: str, result: dict[str, Any]) -> dict[str, Any]:
     print(f"worker ready {result['ready_s']:.1f} s after its start; first value stored {result['first_value_s']:.1f} s")
     if result["restarts"]:
         print(f"supervisor: {'; '.join(result['restarts'])}")
+    loads = ", ".join(f"{phase} {load:.1f}" for phase, load in result["load"].items())
+    print(f"machine load (1-minute average, mean over each phase, {os.cpu_count()} cores): {loads}")
     print(f"\n  {'half':<6} {'rows':>5} {'upload s':>8} {'end-to-end s':>12} {'interactions/s':>14}", end="")
     print("  values ok / n/a / error")
     figures: dict[str, Any] = {"seconds": {}, "ratios": {}}
@@ -646,6 +651,7 @@ def main() -> None:
 
         properties = next(iter(results.values()))["properties"]
         report_raw(in_child(pipeline_raw.measure, rows, properties, CHUNK_SIZE), figures)
+        print(f"  machine load at its end (1-minute average): {os.getloadavg()[0]:.1f}")
     commands = None
     if not args.no_commands:
         commands = in_child(measure_commands, rows["short"], 20 if args.quick else CLI_ROWS, options["model_cache"])
