@@ -24,9 +24,10 @@ its own with a fresh embedded install (SQLite database, data folder):
    one instant, is printed per phase.
 
 "End to end" runs from the upload's start to the job's `finished_at`. "First value" runs from the
-worker's start to the run's first stored value. The raw-model limit (bench/pipeline_raw.py) is
-measured after the brokers, in a process of its own on the same rows and chunk batches; the ratio
-is raw seconds / end-to-end seconds (1.0: the pipeline runs as fast as its model calls alone).
+worker's start to the run's first stored value. The raw-model limit (bench/pipeline_raw.py: the
+model calls alone, on the same rows in the same chunk batches) is measured in the bench's process
+right after each half, the workers idle, so that a shared machine's load is alike for the two; the
+ratio is raw seconds / end-to-end seconds (1.0: the pipeline runs as fast as its model calls alone).
 Last, `evalsite score` is run on 100 short rows (the RAG template's properties, then the default
 properties), and the time from process start to the first scored row with only cheap properties,
 through the CLI and through `Evaluation`, with the heavy libraries each imported.
@@ -66,7 +67,6 @@ INPUT_LEADS = ("", "Hello. ", "Please help. ", "A question. ")
 OUTPUT_LEADS = ("", "Sure. ", "Here you are. ", "Well. ")
 DOCUMENT_LEADS = ("", "Source. ", "Excerpt. ", "From the archive. ")
 TEMPLATE = "rag"
-CHUNK_SIZE = 200  # the product's default EVALSITE_CHUNK_SIZE, stated for the raw batches
 ALL_MODELS_ROWS, ALL_MODELS_CHUNK = 40, 5
 CLI_ROWS = 100
 PSS_INTERVAL_S = 0.5
@@ -304,8 +304,10 @@ def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]
     import django
 
     django.setup()
+    from django.conf import settings
     from django.core.management import call_command
 
+    from bench import pipeline_raw
     from properties import project_templates, scoring
     from properties.models import Project
 
@@ -330,6 +332,10 @@ def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]
         for name, path in files.items():
             sampler.phase = name
             result["halves"][name] = score_half(project, name, path, len(rows[name]), fleet)
+            if options["raw"]:
+                sampler.phase = f"{name}, raw limit"
+                raw = pipeline_raw.limit_seconds(rows[name], project.enabled_properties, settings.EVALSITE_CHUNK_SIZE)
+                result["halves"][name]["raw"] = raw
         sampler.phase = "every default model"
         result["every_model_run"] = score_every_model(
             project, all_models_file, every_model, options["all_models_chunk"], fleet
@@ -463,11 +469,11 @@ def by_property(records: list[Row], run: int) -> dict[str, dict[str, float]]:
     return table
 
 
-def print_property_table(records: list[Row], run: int, properties: list[str]) -> None:
+def print_property_table(records: list[Row], run: int, properties: list[str], raw: dict[str, float]) -> None:
     from bench.pipeline_worker import STAGES
 
     table = by_property(records, run)
-    header = f"  {'property':<22} {'chunks':>6} {'task s':>7} {'scoring':>7}"
+    header = f"  {'property':<22} {'chunks':>6} {'task s':>7} {'scoring':>7} {'raw s':>7}"
     print(header + "".join(f" {stage[:8]:>8}" for stage in STAGES) + f" {'rest':>7}")
     totals: dict[str, float] = defaultdict(float)
     for prop in [*properties, *sorted(set(table) - set(properties))]:
@@ -477,14 +483,16 @@ def print_property_table(records: list[Row], run: int, properties: list[str]) ->
         rest = row["scoring_s"] - sum(row[stage] for stage in STAGES)
         for key in ("task_s", "scoring_s", *STAGES):
             totals[key] += row[key]
+        raw_s = f"{raw[prop]:>7.1f}" if prop in raw else f"{'-':>7}"
         print(
-            f"  {prop:<22} {row['chunks']:>6.0f} {row['task_s']:>7.1f} {row['scoring_s']:>7.1f}"
+            f"  {prop:<22} {row['chunks']:>6.0f} {row['task_s']:>7.1f} {row['scoring_s']:>7.1f} {raw_s}"
             + "".join(f" {row[stage]:>8.1f}" for stage in STAGES)
             + f" {rest:>7.1f}"
         )
     rest = totals["scoring_s"] - sum(totals[stage] for stage in STAGES)
+    raw_total = f"{sum(raw.values()):>7.1f}" if raw else f"{'-':>7}"
     print(
-        f"  {'all properties':<22} {'':>6} {totals['task_s']:>7.1f} {totals['scoring_s']:>7.1f}"
+        f"  {'all properties':<22} {'':>6} {totals['task_s']:>7.1f} {totals['scoring_s']:>7.1f} {raw_total}"
         + "".join(f" {totals[stage]:>8.1f}" for stage in STAGES)
         + f" {rest:>7.1f}"
     )
@@ -529,7 +537,7 @@ def print_memory(result: dict[str, Any]) -> float:
 
 
 def report_broker(broker: str, result: dict[str, Any]) -> dict[str, Any]:
-    """Print one broker's figures; return what the raw-limit and targets sections need."""
+    """Print one broker's figures; return what the targets section needs."""
     properties = ", ".join(result["properties"])
     print(f"\n=== {broker} broker, concurrency {result['concurrency']}, RAG template: {properties}")
     print(f"worker ready {result['ready_s']:.1f} s after its start; first value stored {result['first_value_s']:.1f} s")
@@ -538,23 +546,27 @@ def report_broker(broker: str, result: dict[str, Any]) -> dict[str, Any]:
     loads = ", ".join(f"{phase} {load:.1f}" for phase, load in result["load"].items())
     print(f"machine load (1-minute average, mean over each phase, {os.cpu_count()} cores): {loads}")
     print(f"\n  {'half':<6} {'rows':>5} {'upload s':>8} {'end-to-end s':>12} {'interactions/s':>14}", end="")
-    print("  values ok / n/a / error")
-    figures: dict[str, Any] = {"seconds": {}, "ratios": {}}
+    print(f" {'raw-model s':>11} {'raw ratio':>9}  values ok / n/a / error")
+    figures: dict[str, Any] = {"rates": {}, "ratios": {}}
     for name, half in result["halves"].items():
-        figures["seconds"][name] = seconds = half["end_to_end_s"]
+        seconds = half["end_to_end_s"]
+        raw_s = sum(half["raw"].values()) if "raw" in half else None
+        figures["rates"][name] = half["rows"] / seconds
+        figures["ratios"][name] = raw_s / seconds if raw_s is not None else None
         values = half["values"]
         counts = f"{values.get('ok', 0)} / {values.get('not_applicable', 0)} / {values.get('error', 0)}"
+        raw_shown = f"{raw_s:>11.1f} {raw_s / seconds:>9.2f}" if raw_s is not None else f"{'-':>11} {'-':>9}"
         print(
             f"  {name:<6} {half['rows']:>5} {half['upload_s']:>8.1f} {seconds:>12.1f} "
-            f"{half['rows'] / seconds:>14.2f}  {counts}"
+            f"{half['rows'] / seconds:>14.2f} {raw_shown}  {counts}"
         )
     total_rows = sum(half["rows"] for half in result["halves"].values())
-    total_s = sum(figures["seconds"].values())
+    total_s = sum(half["end_to_end_s"] for half in result["halves"].values())
     print(f"  {'both':<6} {total_rows:>5} {'':>8} {total_s:>12.1f} {total_rows / total_s:>14.2f}")
-    figures["rates"] = {name: half["rows"] / half["end_to_end_s"] for name, half in result["halves"].items()}
     for name, half in result["halves"].items():
-        print(f"\n  seconds per property and per shared stage, {name} half (summed over chunks and pool processes):")
-        print_property_table(result["records"], half["run"], result["properties"])
+        print(f"\n  seconds per property and per shared stage, {name} half (summed over chunks and pool processes;")
+        print("  raw s: the property's raw model calls, memos shared with the properties above it):")
+        print_property_table(result["records"], half["run"], result["properties"], half.get("raw", {}))
     planning = [r["task_s"] for r in result["records"] if r.get("task") == "properties.plan_job"]
     print(f"\n  planning tasks: {len(planning)}, {sum(planning):.1f} s in all")
     every = result["every_model_run"]
@@ -562,22 +574,6 @@ def report_broker(broker: str, result: dict[str, Any]) -> dict[str, Any]:
     figures["pss_mb"] = print_memory(result)
     figures["first_value_s"] = result["first_value_s"]
     return figures
-
-
-def report_raw(raw: dict[str, dict[str, float]], figures: dict[str, dict[str, Any]]) -> None:
-    """The raw-model seconds per property and half, and each broker's ratio raw / end to end."""
-    halves = list(raw)
-    print("\n=== raw-model limit: the same rows and batches, the models alone, one process")
-    print(f"  {'property':<22}" + "".join(f" {half + ' s':>9}" for half in halves))
-    for prop in raw[halves[0]]:
-        print(f"  {prop:<22}" + "".join(f" {raw[half][prop]:>9.1f}" for half in halves))
-    totals = {half: sum(raw[half].values()) for half in halves}
-    print(f"  {'all properties':<22}" + "".join(f" {totals[half]:>9.1f}" for half in halves))
-    for broker, got in figures.items():
-        for half in halves:
-            got["ratios"][half] = totals[half] / got["seconds"][half]
-        shown = ", ".join(f"{half} {ratio:.2f}" for half, ratio in got["ratios"].items())
-        print(f"  {broker}: raw seconds / end-to-end seconds: {shown}")
 
 
 def report_targets(figures: dict[str, dict[str, Any]], commands: dict[str, Any] | None, quick: bool) -> None:
@@ -634,6 +630,7 @@ def main() -> None:
         "model_cache": os.environ.get("EVALSITE_MODEL_CACHE") or str(models.conversion_cache()),
         "all_models_rows": 12 if args.quick else ALL_MODELS_ROWS,
         "all_models_chunk": 2 if args.quick else ALL_MODELS_CHUNK,
+        "raw": not args.no_raw,
     }
     print(f"rows: {len(rows['short'])} short (HaluEval QA), {len(rows['long'])} long (SummEval, Newsroom)")
     results, figures = {}, {}
@@ -646,12 +643,6 @@ def main() -> None:
         results[broker]["concurrency"] = args.concurrency
         figures[broker] = report_broker(broker, results[broker])
         sys.stdout.flush()
-    if not args.no_raw:
-        from bench import pipeline_raw
-
-        properties = next(iter(results.values()))["properties"]
-        report_raw(in_child(pipeline_raw.measure, rows, properties, CHUNK_SIZE), figures)
-        print(f"  machine load at its end (1-minute average): {os.getloadavg()[0]:.1f}")
     commands = None
     if not args.no_commands:
         commands = in_child(measure_commands, rows["short"], 20 if args.quick else CLI_ROWS, options["model_cache"])

@@ -12,8 +12,9 @@ size), go straight to the models the property calls, with the inputs the propert
 
 Every model is loaded and warmed up on two rows first; then the models' memos are cleared once and
 the properties run one after the other in one process, so that a text several properties send to
-the same model is computed once, as a worker's memo does. Their sum is the limit: the seconds this
-machine needs for the model work alone.
+the same model is computed once (Context Relevancy's pairs are Retrieval Relevance's), as a worker's
+memo does when one process scores both. Their sum is the limit: the seconds this machine needs for
+the model work alone.
 """
 
 from __future__ import annotations
@@ -66,14 +67,3 @@ def limit_seconds(rows: list[Row], properties: list[str], batch_size: int) -> di
             call()
         seconds[prop] = time.perf_counter() - started
     return seconds
-
-
-def measure(halves: dict[str, list[Row]], properties: list[str], batch_size: int) -> dict[str, dict[str, float]]:
-    """Seconds per property of each half, each half with empty memos (run in a process of its own)."""
-    from properties.scorers.runtime import models
-
-    result = {}
-    for name, rows in halves.items():
-        models.clear_memos()
-        result[name] = limit_seconds(rows, properties, batch_size)
-    return result
