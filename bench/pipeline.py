@@ -1,6 +1,10 @@
 """End-to-end throughput of the scoring pipeline: upload, Celery workers, values stored (issue 17).
 
     .venv/bin/python -m bench.pipeline [--rows 1000] [--broker sqlite|redis|both] [--concurrency 2] [--quick]
+                                       [--no-raw] [--no-commands]
+
+--quick is a smoke run of a few minutes (40 rows, 20 for `evalsite score`); the full run takes 15 to
+60 minutes on 2 cores, depending on what else the machine runs.
 
 Rows: half short RAG rows (HaluEval QA: question, passage, answer), half long summaries (SummEval
 and Newsroom: "Summarize the article.", the article, a summary), from ../shared/data/eval/. Those
