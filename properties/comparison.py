@@ -80,33 +80,6 @@ def sample_stddev(count: int, mean: float, sum_of_squares: float) -> float:
     return 0.0 if deviation <= 1e-6 * max(1.0, abs(mean)) else deviation
 
 
-def numeric_values(run: Run, prop: str, field_name: str) -> list[float]:
-    return list(
-        PropertyValue.objects.filter(
-            run=run, property_name=prop, field=field_name, status=PropertyValue.Status.OK, value__isnull=False
-        ).values_list("value", flat=True)
-    )
-
-
-def histogram(series: dict[str, list[float]], bins: int = HISTOGRAM_BINS) -> tuple[list[float], dict[str, list[int]]]:
-    """Shared bin edges over all series and each series' counts, so overlaid bars line up."""
-    everything = [v for values in series.values() for v in values]
-    if not everything:
-        return [], {name: [] for name in series}
-    low, high = min(everything), max(everything)
-    if math.isclose(low, high):
-        high = low + 1.0
-    width = (high - low) / bins
-    edges = [low + i * width for i in range(bins + 1)]
-    counts = {}
-    for name, values in series.items():
-        bucket = [0] * bins
-        for value in values:
-            bucket[min(int((value - low) / width), bins - 1)] += 1
-        counts[name] = bucket
-    return edges, counts
-
-
 @dataclass(frozen=True)
 class RunStat:
     """One property on one run: its values' count, mean and spread, how many pass, its histogram."""
