@@ -143,6 +143,7 @@ def rag(live_server):
                 run=run,
                 property_name="retrieval_relevance",
                 field="interaction",
+                status=PropertyValue.Status.NOT_APPLICABLE,
                 details={"not_applicable": "no retrieved documents to judge"},
                 scorer_version="1:e2e",
             )
