@@ -46,6 +46,15 @@ class RunSummary:
     stats: dict[str, Stat] = field(default_factory=dict)
 
 
+# A value's square for the sums that give a deviation. PostgreSQL raises on a float product that
+# underflows (a value under 1e-154 squared), where the square is as good as 0.
+SQUARED_VALUE = Case(
+    When(value__gt=-1e-150, value__lt=1e-150, then=Value(0.0)),
+    default=F("value") * F("value"),
+    output_field=FloatField(),
+)
+
+
 def summarize_runs(runs: list[Run]) -> list[RunSummary]:
     """Per run, the mean, count and sample standard deviation of each property's numeric values.
 
@@ -57,7 +66,7 @@ def summarize_runs(runs: list[Run]) -> list[RunSummary]:
     rows = (
         PropertyValue.objects.filter(run__in=runs, status=PropertyValue.Status.OK, value__isnull=False)
         .values("run_id", "property_name", "field")
-        .annotate(mean=Avg("value"), n=Count("id"), squares=Sum(F("value") * F("value")))
+        .annotate(mean=Avg("value"), n=Count("id"), squares=Sum(SQUARED_VALUE))
         .order_by()
     )
     for row in rows:
@@ -138,7 +147,7 @@ def compare_property(
     sums = {
         "n": Count("id"),
         "total": Sum("value"),
-        "squares": Sum(F("value") * F("value"), output_field=FloatField()),
+        "squares": Sum(SQUARED_VALUE, output_field=FloatField()),
     }
     if criterion.judges:
         sums["passing"] = Count("id", filter=criterion.passing_q())
