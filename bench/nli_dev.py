@@ -114,7 +114,7 @@ def raw_inputs(grounder: grounded.Grounder, batch: list[dict[str, Any]]) -> RawC
     picked = [grounded.candidates(c, ctx) for c, ctx in zip(claims, contexts, strict=True)]
     passages_text = [ctx.passages[i].text for ctx, rows in zip(contexts, picked, strict=True) for i in rows]
     texts = list(dict.fromkeys([*claims, *passages_text]))
-    passages, _, _ = grounded.closest_passages(claims, contexts, grounder.encoder)
+    passages, _, _ = grounded.closest_passages(claims, contexts, grounder.encoder, grounder.entities(claims))
     return texts, [(c, p.text) for c, p in zip(claims, passages, strict=True)], claims
 
 

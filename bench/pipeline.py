@@ -1,0 +1,663 @@
+"""End-to-end throughput of the scoring pipeline: upload, Celery workers, values stored (issue 17).
+
+    .venv/bin/python -m bench.pipeline [--rows 1000] [--broker sqlite|redis|both] [--concurrency 2] [--quick]
+
+Rows: half short RAG rows (HaluEval QA: question, passage, answer), half long summaries (SummEval
+and Newsroom: "Summarize the article.", the article, a summary), from ../shared/data/eval/. Those
+files hold 200 and 198 rows, so a row is used again with a short lead on each text ("Hello. ",
+"Sure. ", "Source. "...): no text repeats, as the models' memos would otherwise skip the repeats.
+
+For each broker (the embedded SQLite broker, Redis from a throwaway redis-server), in a process of
+its own with a fresh embedded install (SQLite database, data folder):
+
+1. a Celery worker (`--concurrency`, prefork) and Celery beat start, supervised as `manage.py
+   start` supervises them; the worker loads `bench.pipeline_worker`, Evalsite's Celery app with
+   timings written per task (seconds per property and per shared stage, see that module);
+2. once the worker is ready, the short half is uploaded as a JSONL file into a project made from
+   the RAG template (`ingest.ingest_path` with scoring started, as the upload page does) and the
+   bench waits for its job to end; then the long half;
+3. then, so that the workers hold every default model, a small run is scored with every default
+   property and the RAG template's, in chunks of 5, so that each pool process very likely gets
+   every one (the memory table says how many each scored);
+4. the PSS of the worker's main process, its pool processes and beat is read from
+   /proc/<pid>/smaps_rollup every 0.5 s; the peak of each, and of the worker's processes summed at
+   one instant, is printed per phase.
+
+"End to end" runs from the upload's start to the job's `finished_at`. "First value" runs from the
+worker's start to the run's first stored value. The raw-model limit (bench/pipeline_raw.py) is
+measured after the brokers, in a process of its own on the same rows and chunk batches; the ratio
+is raw seconds / end-to-end seconds (1.0: the pipeline runs as fast as its model calls alone).
+Last, `evalsite score` is run on 100 short rows (the RAG template's properties, then the default
+properties), and the time from process start to the first scored row with only cheap properties,
+through the CLI and through `Evaluation`, with the heavy libraries each imported.
+
+Targets (issue 17, 2 cores): end to end >= 8 interactions/s on the short rows; >= 0.8 of the raw
+model limit on both halves; first value within 15 s of the worker's start; the embedded default's
+workers under 2.5 GB PSS together with every default model loaded; `evalsite score` of 100 short
+rows under 25 s, loading included; cheap properties scoring within 1 s of process start.
+Figures on a shared machine are noisy: run it when the machine is otherwise idle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "eval"
+SHORT_FILES = ("hallucination_halueval_qa.jsonl",)
+LONG_FILES = ("summary_summeval_relevance.jsonl", "summary_newsroom_informativeness.jsonl")
+# A row used again gets one of these leads on each text, so that no text repeats.
+INPUT_LEADS = ("", "Hello. ", "Please help. ", "A question. ")
+OUTPUT_LEADS = ("", "Sure. ", "Here you are. ", "Well. ")
+DOCUMENT_LEADS = ("", "Source. ", "Excerpt. ", "From the archive. ")
+TEMPLATE = "rag"
+CHUNK_SIZE = 200  # the product's default EVALSITE_CHUNK_SIZE, stated for the raw batches
+ALL_MODELS_ROWS, ALL_MODELS_CHUNK = 40, 5
+CLI_ROWS = 100
+PSS_INTERVAL_S = 0.5
+JOB_TIMEOUT_S = 3600.0
+WORKER_READY_TIMEOUT_S = 180.0
+HEAVY_MODULES = ("torch", "transformers", "sentence_transformers", "onnxruntime", "spacy", "litellm", "scipy")
+CHEAP_ROW_FILE_ROWS = 1
+TARGETS = {
+    "short_rate": 8.0,
+    "raw_ratio": 0.8,
+    "first_value_s": 15.0,
+    "workers_pss_mb": 2500.0,
+    "score_100_s": 25.0,
+    "cheap_start_s": 1.0,
+}
+Row = dict[str, Any]
+
+
+# --- rows -----------------------------------------------------------------------------------------
+
+
+def read_jsonl(path: Path) -> list[Row]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def interleave(groups: list[list[Row]]) -> list[Row]:
+    """The groups' rows taken in turn, so that any prefix holds rows of every file."""
+    mixed = []
+    for position in range(max(map(len, groups), default=0)):
+        mixed.extend(group[position] for group in groups if position < len(group))
+    return mixed
+
+
+def lead(leads: tuple[str, ...], repeat: int) -> str:
+    return leads[repeat] if repeat < len(leads) else f"{leads[repeat % len(leads)]}Note {repeat}. "
+
+
+def build_half(source: list[Row], count: int, prefix: str) -> list[Row]:
+    """`count` interactions from `source` rows: {id, input, context (a list of one document), output}."""
+    rows = []
+    for index in range(count):
+        repeat, original = divmod(index, len(source))
+        row = source[original]
+        document = row.get("context") or ""
+        rows.append(
+            {
+                "id": f"{prefix}-{index}",
+                "input": lead(INPUT_LEADS, repeat) + row["input"],
+                "context": [lead(DOCUMENT_LEADS, repeat) + document] if document else [],
+                "output": lead(OUTPUT_LEADS, repeat) + row["output"],
+            }
+        )
+    return rows
+
+
+def build_rows(folder: Path, count: int) -> dict[str, list[Row]]:
+    """Half short RAG rows, half long summaries (the short half takes the odd one)."""
+    short = interleave([read_jsonl(folder / name) for name in SHORT_FILES])
+    long = interleave([read_jsonl(folder / name) for name in LONG_FILES])
+    return {"short": build_half(short, count - count // 2, "short"), "long": build_half(long, count // 2, "long")}
+
+
+def write_jsonl(rows: list[Row], path: Path) -> Path:
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    return path
+
+
+# --- memory ---------------------------------------------------------------------------------------
+
+
+def pss_kb(pid: int) -> int | None:
+    """The proportional set size of a process in kB (shared pages split among their users)."""
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return None
+    for line in text.splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1])
+    return None
+
+
+def child_pids(pid: int) -> list[int]:
+    pids: list[int] = []
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            pids.extend(int(child) for child in children.read_text().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return pids
+
+
+class PssSampler(threading.Thread):
+    """Samples the PSS of the worker's main process, its pool and beat; keeps peaks per phase."""
+
+    def __init__(self, fleet: Any) -> None:
+        super().__init__(daemon=True)
+        self.fleet = fleet
+        self.phase = "idle"
+        self.peaks: dict[str, dict[str, int]] = defaultdict(dict)  # phase -> process label -> kB
+        self.together: dict[str, int] = defaultdict(int)  # phase -> worker processes summed, kB
+        self.loads: dict[str, list[float]] = defaultdict(list)  # phase -> the machine's 1-minute load
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopping.wait(PSS_INTERVAL_S):
+            self.sample()
+
+    def sample(self) -> None:
+        main = self.fleet.worker.process
+        processes = {f"worker main {main.pid}": main.pid}
+        processes.update({f"pool {pid}": pid for pid in child_pids(main.pid)})
+        sizes = {label: pss_kb(pid) for label, pid in processes.items()}
+        sizes = {label: kb for label, kb in sizes.items() if kb is not None}
+        peaks = self.peaks[self.phase]
+        for label, kb in sizes.items():
+            peaks[label] = max(peaks.get(label, 0), kb)
+        self.together[self.phase] = max(self.together[self.phase], sum(sizes.values()))
+        self.loads[self.phase].append(os.getloadavg()[0])
+        if self.fleet.beat.process is not None and (beat := pss_kb(self.fleet.beat.process.pid)) is not None:
+            peaks["beat"] = max(peaks.get("beat", 0), beat)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join()
+
+
+# --- one broker, in a process of its own ----------------------------------------------------------
+
+
+def configure(data_dir: Path, broker_url: str | None, model_cache: str) -> None:
+    """Point this process, and the workers it starts, at a fresh embedded install in `data_dir`."""
+    os.environ.pop("DATABASE_URL", None)  # the embedded default: SQLite in the data folder
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+            "EVALSITE_DATA_DIR": str(data_dir),
+            "CELERY_BROKER_URL": broker_url or f"sqla+sqlite:///{data_dir / 'broker.sqlite3'}",
+            "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-only-secret-key",
+            "EVALSITE_MODEL_CACHE": model_cache,
+        }
+    )
+
+
+@contextmanager
+def supervised_workers(log_dir: Path, concurrency: int) -> Iterator[Any]:
+    """tests.servers.supervised_workers, with the worker on bench.pipeline_worker's app."""
+    from tests import servers
+
+    fleet = servers.WorkerFleet(log_dir / "workers.log", concurrency)
+    command = fleet.worker.command
+    command[command.index("evalsite")] = "bench.pipeline_worker"
+    fleet.supervisor.start()
+    fleet.thread.start()
+    try:
+        yield fleet
+    finally:
+        fleet.closing.set()
+        fleet.thread.join()
+        fleet.supervisor.stop()
+        fleet.output.close()
+
+
+def wait_finished(job: Any, fleet: Any) -> Any:
+    deadline = time.monotonic() + JOB_TIMEOUT_S
+    while time.monotonic() < deadline:
+        job.refresh_from_db()
+        if job.is_finished:
+            return job
+        time.sleep(0.25)
+    raise TimeoutError(f"job {job.pk} not finished: {job.done}+{job.failed}/{job.total}\n{fleet.log()[-4000:]}")
+
+
+def value_counts(run: Any) -> dict[str, int]:
+    from django.db.models import Count
+
+    from properties.models import PropertyValue
+
+    counts = PropertyValue.objects.filter(run=run).values("status").annotate(n=Count("id")).order_by()
+    return {row["status"]: row["n"] for row in counts}
+
+
+def score_half(project: Any, name: str, path: Path, expected: int, fleet: Any) -> dict[str, Any]:
+    from django.db.models import Min
+
+    from properties import ingest
+    from properties.models import PropertyValue
+
+    started = time.time()
+    upload = ingest.ingest_path(project, name, path, start_scoring=True)
+    uploaded = time.time()
+    assert upload.accepted == expected, f"{upload.accepted} of {expected} rows accepted: {upload.row_errors[:3]}"
+    job = wait_finished(upload.run.latest_job(), fleet)
+    first = PropertyValue.objects.filter(run=upload.run).aggregate(first=Min("updated_at"))["first"]
+    return {
+        "run": upload.run.pk,
+        "rows": expected,
+        "upload_s": uploaded - started,
+        "end_to_end_s": job.finished_at.timestamp() - started,
+        "first_value_at": first.timestamp(),
+        "job": {"status": job.status, "done": job.done, "failed": job.failed, "total": job.total},
+        "values": value_counts(upload.run),
+    }
+
+
+def score_every_model(project: Any, path: Path, properties: list[str], chunk: int, fleet: Any) -> dict[str, Any]:
+    from django.test import override_settings
+
+    from properties import ingest, scoring
+
+    upload = ingest.ingest_path(project, "every default model", path)
+    started = time.time()
+    # Planned here, in small chunks, so that each pool process gets work of every property.
+    with override_settings(EVALSITE_CHUNK_SIZE=chunk):
+        job = scoring.plan_job(upload.run, properties)
+    job = wait_finished(job, fleet)
+    return {"run": upload.run.pk, "seconds": time.time() - started, "values": value_counts(upload.run)}
+
+
+def run_broker(broker: str, broker_url: str | None, rows: dict[str, list[Row]], options: dict[str, Any]) -> dict:
+    data = Path(tempfile.mkdtemp(prefix=f"evalsite-bench-pipeline-{broker}-"))
+    try:
+        return measure_broker(data, broker_url, rows, options)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]], options: dict[str, Any]) -> dict:
+    configure(data, broker_url, options["model_cache"])
+    timings = data / "timings"
+    timings.mkdir()
+    os.environ["BENCH_TIMINGS_DIR"] = str(timings)
+    os.chdir(ROOT)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from properties import project_templates, scoring
+    from properties.models import Project
+
+    call_command("migrate", verbosity=0)
+    project = Project(name="pipeline bench")
+    project_templates.apply(project, TEMPLATE)
+    project.save()
+    every_model = list(dict.fromkeys([*scoring.default_properties(), *project.enabled_properties]))
+    files = {name: write_jsonl(half, data / f"{name}.jsonl") for name, half in rows.items()}
+    all_models_file = write_jsonl(rows["short"][: options["all_models_rows"]], data / "every-model.jsonl")
+    result: dict[str, Any] = {"properties": project.enabled_properties, "every_model": every_model, "halves": {}}
+    worker_started = time.time()
+    with supervised_workers(data, options["concurrency"]) as fleet:
+        from tests import servers
+
+        servers.wait_until(
+            lambda: "ready." in fleet.log(), fleet.worker.process, fleet.log_path, WORKER_READY_TIMEOUT_S
+        )
+        result["ready_s"] = time.time() - worker_started
+        sampler = PssSampler(fleet)
+        sampler.start()
+        for name, path in files.items():
+            sampler.phase = name
+            result["halves"][name] = score_half(project, name, path, len(rows[name]), fleet)
+        sampler.phase = "every default model"
+        result["every_model_run"] = score_every_model(
+            project, all_models_file, every_model, options["all_models_chunk"], fleet
+        )
+        sampler.sample()
+        sampler.stop()
+        result["restarts"] = [event for event in fleet.events if "exited" in event]
+    first = min(half["first_value_at"] for half in result["halves"].values())
+    result["first_value_s"] = first - worker_started
+    result["pss"] = {"peaks": dict(sampler.peaks), "together": dict(sampler.together)}
+    result["load"] = {phase: sum(loads) / len(loads) for phase, loads in sampler.loads.items() if loads}
+    result["records"] = [json.loads(line) for path in timings.glob("*.jsonl") for line in path.read_text().splitlines()]
+    return result
+
+
+def in_child(function: Any, *args: Any) -> Any:
+    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+        return pool.submit(function, *args).result()
+
+
+# --- the command line and the cheap start ---------------------------------------------------------
+
+CHEAP_START = """
+import sys, time
+mode, path, properties = sys.argv[1:4]
+if mode == "cli":
+    from evalsite.cli import main
+    main(["score", path, "--properties", properties, "--quiet"])
+else:
+    import asyncio, json
+    from evalsite import Evaluation
+    rows = [json.loads(line) for line in open(path)]
+    asyncio.run(Evaluation(dataset=rows, scorers=properties.split(",")).evaluate(lambda output: output))
+scored = time.time()
+print("BENCH", scored, ",".join(name for name in sys.argv[4].split(",") if name in sys.modules))
+"""
+
+
+def cli_environment(data: Path, model_cache: str) -> dict[str, str]:
+    env = {**os.environ, "EVALSITE_DATA_DIR": str(data), "EVALSITE_MODEL_CACHE": model_cache}
+    env.pop("DATABASE_URL", None)
+    return env
+
+
+def evalsite_score(path: Path, properties: list[str], env: dict[str, str]) -> float:
+    """Wall seconds of `evalsite score` on a file, loading included."""
+    script = Path(sys.executable).with_name("evalsite")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "evalsite.cli"]
+    started = time.perf_counter()
+    done = subprocess.run(
+        [*command, "score", str(path), "--properties", ",".join(properties), "--quiet"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=path.parent,
+        check=False,
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"evalsite score failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return seconds
+
+
+def cheap_start(mode: str, path: Path, properties: list[str], env: dict[str, str]) -> tuple[float, list[str]]:
+    """Seconds from process start to its one row scored, and the heavy libraries it imported."""
+    started = time.time()
+    done = subprocess.run(
+        [sys.executable, "-c", CHEAP_START, mode, str(path), ",".join(properties), ",".join(HEAVY_MODULES)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=path.parent,
+        check=False,
+    )
+    line = next((line for line in done.stdout.splitlines() if line.startswith("BENCH ")), None)
+    if done.returncode != 0 or line is None:
+        raise RuntimeError(f"{mode} start failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    _, scored, heavy = (line.split(" ") + [""])[:3]
+    return float(scored) - started, [name for name in heavy.split(",") if name]
+
+
+def measure_commands(short: list[Row], cli_rows: int, model_cache: str) -> dict[str, Any]:
+    """`evalsite score` wall times and the cheap-property start, each in a fresh process."""
+    sys.path.insert(0, str(ROOT))
+    with tempfile.TemporaryDirectory(prefix="evalsite-bench-cli-") as folder:
+        data = Path(folder)
+        configure(data, None, model_cache)
+        from evalsite.bootstrap import setup
+
+        setup()
+        from properties import project_templates, scoring
+        from properties.scorers import registry
+
+        env = cli_environment(data, model_cache)
+        rag = list(project_templates.get(TEMPLATE).properties)
+        default = scoring.default_properties()
+        cheap = [name for name in default if registry.get(name).queue == "cpu"]
+        rows_file = write_jsonl(short[:cli_rows], data / "short.jsonl")
+        one_row = write_jsonl(short[:CHEAP_ROW_FILE_ROWS], data / "one.jsonl")
+        result: dict[str, Any] = {"rows": min(cli_rows, len(short)), "cheap": cheap}
+        result["score_s"] = {
+            "RAG template": evalsite_score(rows_file, rag, env),
+            f"default ({len(default)})": evalsite_score(rows_file, default, env),
+        }
+        result["cheap_start"] = {
+            "evalsite score": cheap_start("cli", one_row, cheap, env),
+            "Evaluation": cheap_start("evaluation", one_row, cheap, env),
+        }
+        return result
+
+
+# --- the report -----------------------------------------------------------------------------------
+
+
+def check(what: str, ok: bool) -> None:
+    print(f"  {'met    ' if ok else 'NOT MET'}  {what}")
+
+
+def by_property(records: list[Row], run: int) -> dict[str, dict[str, float]]:
+    table: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for record in records:
+        if record.get("run") != run:
+            continue
+        row = table[record["property"]]
+        row["chunks"] += 1
+        row["items"] += record["items"]
+        row["task_s"] += record["task_s"]
+        row["scoring_s"] += record["scoring_s"]
+        for stage, seconds in record["stages"].items():
+            row[stage] += seconds
+    return table
+
+
+def print_property_table(records: list[Row], run: int, properties: list[str]) -> None:
+    from bench.pipeline_worker import STAGES
+
+    table = by_property(records, run)
+    header = f"  {'property':<22} {'chunks':>6} {'task s':>7} {'scoring':>7}"
+    print(header + "".join(f" {stage[:8]:>8}" for stage in STAGES) + f" {'rest':>7}")
+    totals: dict[str, float] = defaultdict(float)
+    for prop in [*properties, *sorted(set(table) - set(properties))]:
+        row = table.get(prop)
+        if row is None:
+            continue
+        rest = row["scoring_s"] - sum(row[stage] for stage in STAGES)
+        for key in ("task_s", "scoring_s", *STAGES):
+            totals[key] += row[key]
+        print(
+            f"  {prop:<22} {row['chunks']:>6.0f} {row['task_s']:>7.1f} {row['scoring_s']:>7.1f}"
+            + "".join(f" {row[stage]:>8.1f}" for stage in STAGES)
+            + f" {rest:>7.1f}"
+        )
+    rest = totals["scoring_s"] - sum(totals[stage] for stage in STAGES)
+    print(
+        f"  {'all properties':<22} {'':>6} {totals['task_s']:>7.1f} {totals['scoring_s']:>7.1f}"
+        + "".join(f" {totals[stage]:>8.1f}" for stage in STAGES)
+        + f" {rest:>7.1f}"
+    )
+
+
+def properties_per_pool(records: list[Row]) -> dict[int, set[str]]:
+    scored: dict[int, set[str]] = defaultdict(set)
+    for record in records:
+        if record.get("property"):
+            scored[record["pid"]].add(record["property"])
+    return scored
+
+
+def print_memory(result: dict[str, Any]) -> float:
+    """The PSS table; returns the workers' PSS in MB with every default model loaded: as measured, or,
+    where a pool process did not get every property, as if each held what the fullest one held."""
+    peaks, together = result["pss"]["peaks"], result["pss"]["together"]
+    phases = [phase for phase in ("short", "long", "every default model") if phase in peaks]
+    labels = list(dict.fromkeys(label for phase in phases for label in peaks[phase]))
+    scored = properties_per_pool(result["records"])
+    every = len(result["every_model"])
+    print("  peak PSS, MB        " + "".join(f" {phase[:20]:>20}" for phase in phases) + "  properties scored")
+    for label in labels:
+        pid = int(label.split()[-1]) if label[-1].isdigit() else 0
+        note = f"  {len(scored[pid])}/{every}" if label.startswith("pool") else ""
+        sizes = "".join(f" {peaks[phase].get(label, 0) / 1024:>20.0f}" for phase in phases)
+        print(f"  {label:<19}{sizes}{note}")
+    print(f"  {'workers together':<19}" + "".join(f" {together[phase] / 1024:>20.0f}" for phase in phases))
+    last = peaks.get("every default model", {})
+    pools = {label: kb for label, kb in last.items() if label.startswith("pool")}
+    measured = together.get("every default model", 0) / 1024
+    if not pools:
+        return measured
+    fullest = max(pools, key=lambda label: (len(scored[int(label.split()[-1])]), pools[label]))
+    main = sum(kb for label, kb in last.items() if label.startswith("worker main"))
+    estimate = (main + result["concurrency"] * pools[fullest]) / 1024
+    print(
+        f"  if every pool process held every model (worker main + {result['concurrency']} x {fullest}, which "
+        f"scored {len(scored[int(fullest.split()[-1])])}/{every}): {estimate:.0f} MB"
+    )
+    return max(measured, estimate)
+
+
+def report_broker(broker: str, result: dict[str, Any]) -> dict[str, Any]:
+    """Print one broker's figures; return what the raw-limit and targets sections need."""
+    properties = ", ".join(result["properties"])
+    print(f"\n=== {broker} broker, concurrency {result['concurrency']}, RAG template: {properties}")
+    print(f"worker ready {result['ready_s']:.1f} s after its start; first value stored {result['first_value_s']:.1f} s")
+    if result["restarts"]:
+        print(f"supervisor: {'; '.join(result['restarts'])}")
+    loads = ", ".join(f"{phase} {load:.1f}" for phase, load in result["load"].items())
+    print(f"machine load (1-minute average, mean over each phase, {os.cpu_count()} cores): {loads}")
+    print(f"\n  {'half':<6} {'rows':>5} {'upload s':>8} {'end-to-end s':>12} {'interactions/s':>14}", end="")
+    print("  values ok / n/a / error")
+    figures: dict[str, Any] = {"seconds": {}, "ratios": {}}
+    for name, half in result["halves"].items():
+        figures["seconds"][name] = seconds = half["end_to_end_s"]
+        values = half["values"]
+        counts = f"{values.get('ok', 0)} / {values.get('not_applicable', 0)} / {values.get('error', 0)}"
+        print(
+            f"  {name:<6} {half['rows']:>5} {half['upload_s']:>8.1f} {seconds:>12.1f} "
+            f"{half['rows'] / seconds:>14.2f}  {counts}"
+        )
+    total_rows = sum(half["rows"] for half in result["halves"].values())
+    total_s = sum(figures["seconds"].values())
+    print(f"  {'both':<6} {total_rows:>5} {'':>8} {total_s:>12.1f} {total_rows / total_s:>14.2f}")
+    figures["rates"] = {name: half["rows"] / half["end_to_end_s"] for name, half in result["halves"].items()}
+    for name, half in result["halves"].items():
+        print(f"\n  seconds per property and per shared stage, {name} half (summed over chunks and pool processes):")
+        print_property_table(result["records"], half["run"], result["properties"])
+    planning = [r["task_s"] for r in result["records"] if r.get("task") == "properties.plan_job"]
+    print(f"\n  planning tasks: {len(planning)}, {sum(planning):.1f} s in all")
+    every = result["every_model_run"]
+    print(f"  every default model run: {every['seconds']:.1f} s, values {every['values']}\n")
+    figures["pss_mb"] = print_memory(result)
+    figures["first_value_s"] = result["first_value_s"]
+    return figures
+
+
+def report_raw(raw: dict[str, dict[str, float]], figures: dict[str, dict[str, Any]]) -> None:
+    """The raw-model seconds per property and half, and each broker's ratio raw / end to end."""
+    halves = list(raw)
+    print("\n=== raw-model limit: the same rows and batches, the models alone, one process")
+    print(f"  {'property':<22}" + "".join(f" {half + ' s':>9}" for half in halves))
+    for prop in raw[halves[0]]:
+        print(f"  {prop:<22}" + "".join(f" {raw[half][prop]:>9.1f}" for half in halves))
+    totals = {half: sum(raw[half].values()) for half in halves}
+    print(f"  {'all properties':<22}" + "".join(f" {totals[half]:>9.1f}" for half in halves))
+    for broker, got in figures.items():
+        for half in halves:
+            got["ratios"][half] = totals[half] / got["seconds"][half]
+        shown = ", ".join(f"{half} {ratio:.2f}" for half, ratio in got["ratios"].items())
+        print(f"  {broker}: raw seconds / end-to-end seconds: {shown}")
+
+
+def report_targets(figures: dict[str, dict[str, Any]], commands: dict[str, Any] | None, quick: bool) -> None:
+    print("\n=== targets" + (" (a --quick run: indicative only)" if quick else ""))
+    for broker, got in figures.items():
+        short = got["rates"].get("short", 0.0)
+        check(f"{broker}: short rows end to end {short:.2f}/s >= 8/s", short >= TARGETS["short_rate"])
+        for half, ratio in got["ratios"].items():
+            if ratio is not None:
+                check(
+                    f"{broker}: {half} half at {ratio:.2f} of the raw-model limit >= 0.8", ratio >= TARGETS["raw_ratio"]
+                )
+        first = got["first_value_s"]
+        check(
+            f"{broker}: first value {first:.1f} s after the worker's start <= 15 s", first <= TARGETS["first_value_s"]
+        )
+        pss = got["pss_mb"]
+        check(
+            f"{broker}: workers' PSS with every default model {pss:.0f} MB < 2500 MB", pss < TARGETS["workers_pss_mb"]
+        )
+    if commands:
+        print(f"  (cheap properties: {', '.join(commands['cheap'])})")
+        for label, seconds in commands["score_s"].items():
+            what = f"evalsite score, {commands['rows']} short rows, {label} properties: {seconds:.1f} s < 25 s"
+            check(what, seconds < TARGETS["score_100_s"])
+        for label, (seconds, heavy) in commands["cheap_start"].items():
+            loaded = ", ".join(heavy) or "none"
+            what = f"{label}, cheap properties only: first row {seconds:.2f} s <= 1 s (heavy imports: {loaded})"
+            check(what, seconds <= TARGETS["cheap_start_s"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=1000, help="interactions, half short, half long")
+    parser.add_argument(
+        "--broker", choices=("sqlite", "redis", "both"), default=None, help="default: both if redis-server exists"
+    )
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--folder", type=Path, default=DATA)
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 40 rows, small checks")
+    parser.add_argument("--no-raw", action="store_true", help="skip the raw-model limit")
+    parser.add_argument("--no-commands", action="store_true", help="skip evalsite score and the cheap start")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from properties.scorers.runtime import models
+    from tests import servers
+
+    rows = build_rows(args.folder, 40 if args.quick else args.rows)
+    brokers = ["sqlite", "redis"] if args.broker in (None, "both") else [args.broker]
+    if args.broker is None and servers.binary_missing("redis-server"):
+        brokers = ["sqlite"]
+    options = {
+        "concurrency": args.concurrency,
+        "model_cache": os.environ.get("EVALSITE_MODEL_CACHE") or str(models.conversion_cache()),
+        "all_models_rows": 12 if args.quick else ALL_MODELS_ROWS,
+        "all_models_chunk": 2 if args.quick else ALL_MODELS_CHUNK,
+    }
+    print(f"rows: {len(rows['short'])} short (HaluEval QA), {len(rows['long'])} long (SummEval, Newsroom)")
+    results, figures = {}, {}
+    for broker in brokers:
+        if broker == "redis":
+            with servers.redis_server() as url:
+                results[broker] = in_child(run_broker, broker, url, rows, options)
+        else:
+            results[broker] = in_child(run_broker, broker, None, rows, options)
+        results[broker]["concurrency"] = args.concurrency
+        figures[broker] = report_broker(broker, results[broker])
+        sys.stdout.flush()
+    if not args.no_raw:
+        from bench import pipeline_raw
+
+        properties = next(iter(results.values()))["properties"]
+        report_raw(in_child(pipeline_raw.measure, rows, properties, CHUNK_SIZE), figures)
+        print(f"  machine load at its end (1-minute average): {os.getloadavg()[0]:.1f}")
+    commands = None
+    if not args.no_commands:
+        commands = in_child(measure_commands, rows["short"], 20 if args.quick else CLI_ROWS, options["model_cache"])
+    report_targets(figures, commands, args.quick)
+    print("\nThe machine is shared: figures are noisy. Seconds per property add up over the pool processes.")
+
+
+if __name__ == "__main__":
+    main()
