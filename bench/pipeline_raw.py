@@ -1,7 +1,7 @@
 """The raw-model limit of bench.pipeline: the model calls the RAG template's properties make, alone.
 
-For each property, the same interactions the pipeline scored, in the same batches (the chunk
-size), go straight to the models the property calls, with the inputs the property gives them
+For each property, the same interactions the pipeline scored, in batches of its chunks' size (the
+rows of its largest chunk), go straight to the models the property calls, with the inputs the property gives them
 (computed before the clock starts). The raw calls are those of the throughput benches:
 
 - Toxicity, Avoided Answer, PII Risk: `bench.properties_models.raw_call` (encoder, packaged

@@ -12,8 +12,9 @@ Nothing here changes what a worker does. In each pool process it wraps, by assig
   cross-encode (the cross-encoder's logits), LM (the causal LM's read and its adapter), other
   models (the PII NER model, the toxicity BiLSTM) and load (a model loaded into the process cache).
 
-After each task it appends one JSON line to BENCH_TIMINGS_DIR/<pid>.jsonl: the task, its property
-and run, its items, the task's seconds, the scoring seconds and the seconds of each stage. Punkt is
+After each task it appends to BENCH_TIMINGS_DIR/<pid>.jsonl one JSON line per property the chunk
+carried: the task, the property and run, its items, its share of the task's seconds (its scoring
+plus an even share of the task's own time), the scoring seconds and the seconds of each stage. Punkt is
 imported when a pool process starts (36 ms) so that its splitter can be wrapped; spaCy is wrapped
 when its first pipeline is loaded, never imported here.
 """
@@ -144,12 +145,15 @@ def install() -> None:
         try:
             return compute_scores(setup, interactions, *args, **kwargs)
         finally:
-            _task.update(
-                property=setup.name,
-                run=interactions[0].run_id if interactions else None,
-                items=len(interactions),
-                scoring_s=round(time.perf_counter() - started, 4),
-                stages=clock.take(),
+            # A chunk carries several properties: one part per property, in the order they ran.
+            _task.setdefault("parts", []).append(
+                {
+                    "property": setup.name,
+                    "run": interactions[0].run_id if interactions else None,
+                    "items": len(interactions),
+                    "scoring_s": round(time.perf_counter() - started, 4),
+                    "stages": clock.take(),
+                }
             )
 
     scoring.compute_scores = compute_and_time
@@ -173,6 +177,14 @@ def _task_finished(**kwargs: Any) -> None:
     if not folder or "clock" not in _task:
         return
     started = _task.pop("clock")
-    record = {**_task, "pid": os.getpid(), "task_s": round(time.perf_counter() - started, 4)}
+    task_s = time.perf_counter() - started
+    parts = _task.pop("parts", [])
+    base = {**_task, "pid": os.getpid()}
+    if not parts:
+        records = [{**base, "task_s": round(task_s, 4)}]
+    else:
+        # The task's own time (reading the chunk, storing values) is shared out evenly.
+        overhead = (task_s - sum(part["scoring_s"] for part in parts)) / len(parts)
+        records = [{**base, **part, "task_s": round(part["scoring_s"] + overhead, 4)} for part in parts]
     with (Path(folder) / f"{os.getpid()}.jsonl").open("a") as out:
-        out.write(json.dumps(record) + "\n")
+        out.writelines(json.dumps(record) + "\n" for record in records)

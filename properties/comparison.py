@@ -46,6 +46,15 @@ class RunSummary:
     stats: dict[str, Stat] = field(default_factory=dict)
 
 
+# A value's square for the sums that give a deviation. PostgreSQL raises on a float product that
+# underflows (a value under 1e-154 squared), where the square is as good as 0.
+SQUARED_VALUE = Case(
+    When(value__gt=-1e-150, value__lt=1e-150, then=Value(0.0)),
+    default=F("value") * F("value"),
+    output_field=FloatField(),
+)
+
+
 def summarize_runs(runs: list[Run]) -> list[RunSummary]:
     """Per run, the mean, count and sample standard deviation of each property's numeric values.
 
@@ -57,7 +66,7 @@ def summarize_runs(runs: list[Run]) -> list[RunSummary]:
     rows = (
         PropertyValue.objects.filter(run__in=runs, status=PropertyValue.Status.OK, value__isnull=False)
         .values("run_id", "property_name", "field")
-        .annotate(mean=Avg("value"), n=Count("id"), squares=Sum(F("value") * F("value")))
+        .annotate(mean=Avg("value"), n=Count("id"), squares=Sum(SQUARED_VALUE))
         .order_by()
     )
     for row in rows:
@@ -78,33 +87,6 @@ def sample_stddev(count: int, mean: float, sum_of_squares: float) -> float:
     variance = max(0.0, (sum_of_squares - count * mean * mean) / (count - 1))
     deviation = math.sqrt(variance)
     return 0.0 if deviation <= 1e-6 * max(1.0, abs(mean)) else deviation
-
-
-def numeric_values(run: Run, prop: str, field_name: str) -> list[float]:
-    return list(
-        PropertyValue.objects.filter(
-            run=run, property_name=prop, field=field_name, status=PropertyValue.Status.OK, value__isnull=False
-        ).values_list("value", flat=True)
-    )
-
-
-def histogram(series: dict[str, list[float]], bins: int = HISTOGRAM_BINS) -> tuple[list[float], dict[str, list[int]]]:
-    """Shared bin edges over all series and each series' counts, so overlaid bars line up."""
-    everything = [v for values in series.values() for v in values]
-    if not everything:
-        return [], {name: [] for name in series}
-    low, high = min(everything), max(everything)
-    if math.isclose(low, high):
-        high = low + 1.0
-    width = (high - low) / bins
-    edges = [low + i * width for i in range(bins + 1)]
-    counts = {}
-    for name, values in series.items():
-        bucket = [0] * bins
-        for value in values:
-            bucket[min(int((value - low) / width), bins - 1)] += 1
-        counts[name] = bucket
-    return edges, counts
 
 
 @dataclass(frozen=True)
@@ -165,7 +147,7 @@ def compare_property(
     sums = {
         "n": Count("id"),
         "total": Sum("value"),
-        "squares": Sum(F("value") * F("value"), output_field=FloatField()),
+        "squares": Sum(SQUARED_VALUE, output_field=FloatField()),
     }
     if criterion.judges:
         sums["passing"] = Count("id", filter=criterion.passing_q())

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
 
-from properties.models import PropertyValue
-
 if TYPE_CHECKING:
-    from properties.models import Project
+    from properties.models import Project, PropertyValue
+
+# PropertyValue.Status.NOT_APPLICABLE: this module is read without Django set up (the report card
+# of bench/behavior.py), so it does not import the models.
+NOT_APPLICABLE = "not_applicable"
 
 HIGHER, LOWER, NO_DIRECTION = "higher", "lower", ""
 DIRECTIONS = (HIGHER, LOWER, NO_DIRECTION)
@@ -177,7 +179,7 @@ def _finite(number: Any) -> bool:
 
 
 def is_not_applicable(value: PropertyValue | None) -> bool:
-    return value is not None and value.status == PropertyValue.Status.NOT_APPLICABLE
+    return value is not None and value.status == NOT_APPLICABLE
 
 
 def not_applicable_reason(value: PropertyValue) -> str:
@@ -186,7 +188,7 @@ def not_applicable_reason(value: PropertyValue) -> str:
 
 def not_applicable_q() -> Q:
     """Not applicable values, as a filter on PropertyValue."""
-    return Q(status=PropertyValue.Status.NOT_APPLICABLE)
+    return Q(status=NOT_APPLICABLE)
 
 
 def verdict(value: PropertyValue | None, criterion: Criterion) -> str:

@@ -368,7 +368,7 @@ class ScoringJob(models.Model):
     def give_up(self, chunk: ScoringChunk, reason: str) -> None:
         """Count a chunk that never finished as failed items; the job ends failed, with the reason."""
         ScoringJob.objects.filter(pk=self.pk, failure="").update(failure=reason)
-        self.record_chunk(done=0, failed=len(chunk.interaction_ids), error=reason)
+        self.record_chunk(done=0, failed=chunk.items, error=reason)
 
     def note(self, text: str) -> None:
         ScoringJob.objects.filter(pk=self.pk).update(notice=f"{timezone.now():%H:%M:%S} {text}")
@@ -380,7 +380,11 @@ class ScoringChunkQuerySet(models.QuerySet):
 
 
 class ScoringChunk(models.Model):
-    """One task's share of a job: planning it, a property over a list of interactions, or its rules.
+    """One task's share of a job: planning it, properties over a list of interactions, or its rules.
+
+    A score chunk carries every property of one queue that is stale for the same interactions, so
+    that one worker process reads each text once for all of them (runtime/memo.py keeps what the
+    models made of a text); values, staleness and idempotency stay per property.
 
     A chunk records when it was handed to the broker and when and where a worker began it, so that
     the sweeper (properties.sweeper) can send again a chunk lost with its worker. Finishing a chunk is
@@ -390,7 +394,7 @@ class ScoringChunk(models.Model):
 
     class Kind(models.TextChoices):
         PLAN = "plan"  # create the job's score chunks
-        SCORE = "score"  # score one property over `interaction_ids`
+        SCORE = "score"  # score `properties` over `interaction_ids`
         ANNOTATE = "annotate"  # apply the project's annotation rules to the run
         DELETE = "delete"  # delete the run's rows in batches, then the run
 
@@ -403,7 +407,8 @@ class ScoringChunk(models.Model):
 
     job = models.ForeignKey(ScoringJob, on_delete=models.CASCADE, related_name="chunks")
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.SCORE)
-    property_name = models.CharField(max_length=100, blank=True)
+    # The properties a score chunk scores, in the order they run; each item is (interaction, property).
+    properties = models.JSONField(default=list)
     interaction_ids = models.JSONField(default=list)
     queue = models.CharField(max_length=20, default="cpu")
     state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
@@ -431,7 +436,7 @@ class ScoringChunk(models.Model):
     def __str__(self) -> str:
         if self.kind != self.Kind.SCORE:
             return f"{self.kind} chunk {self.pk} of job {self.job_id}"
-        return f"chunk {self.pk} of job {self.job_id}: {self.property_name} x {len(self.interaction_ids)}"
+        return f"chunk {self.pk} of job {self.job_id}: {', '.join(self.properties)} x {len(self.interaction_ids)}"
 
     def describe(self) -> str:
         """The chunk in a user's words, for job failures."""
@@ -441,7 +446,12 @@ class ScoringChunk(models.Model):
             return "applying the annotation rules"
         if self.kind == self.Kind.DELETE:
             return "deleting the run"
-        return f"{self.property_name} on {len(self.interaction_ids)} interactions"
+        return f"{', '.join(self.properties)} on {len(self.interaction_ids)} interactions"
+
+    @property
+    def items(self) -> int:
+        """What the chunk counts for in its job: one item per (interaction, property)."""
+        return len(self.interaction_ids) * max(1, len(self.properties))
 
     def mark_started(self, worker: str) -> bool:
         """Record which worker began the chunk; False when it is finished or cancelled (nothing to do)."""

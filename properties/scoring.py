@@ -139,39 +139,61 @@ def _new_job(run: Run, properties: list[str] | None) -> tuple[ScoringJob, Scorin
 
 
 def plan_chunks(plan_chunk_id: int) -> None:
-    """Create and send the job's score chunks: for each property, what is missing or stale.
+    """Create and send the job's score chunks: what is missing or stale, queue by queue.
 
-    Each property's chunks are stored in one transaction and sent when it commits, so scoring
-    starts while later properties are planned, and a plan sent again skips the properties whose
-    chunks exist.
+    The properties of one queue are planned together, so that a chunk carries every one of them
+    that is stale for its interactions (one worker reads each text once for all of them). Each
+    queue's chunks are stored in one transaction and sent when it commits, so scoring starts while
+    later queues are planned, and a plan sent again skips the queues whose chunks exist.
     """
     plan = ScoringChunk.objects.select_related("job__run__project").filter(pk=plan_chunk_id).first()
     if plan is None or plan.state != ScoringChunk.State.OPEN:
         return
     job = plan.job
-    score_chunks = job.chunks.filter(kind=ScoringChunk.Kind.SCORE)
-    planned = set(score_chunks.values_list("property_name", flat=True).distinct().order_by())
-    for prop in job.properties:
+    planned = {
+        prop
+        for props in job.chunks.filter(kind=ScoringChunk.Kind.SCORE).values_list("properties", flat=True)
+        for prop in props
+    }
+    for setups in _by_queue([build_scorer(job.run.project, prop) for prop in job.properties]):
         if not ScoringChunk.objects.open().filter(pk=plan.pk).exists():
             return  # the job was cancelled (its run is being deleted)
-        if prop not in planned:
-            _plan_property(job, build_scorer(job.run.project, prop))
+        if not planned.intersection(setup.name for setup in setups):
+            _plan_queue(job, setups)
     with transaction.atomic():
         if plan.claim_finish():
             job.finish_planning()
 
 
-def _plan_property(job: ScoringJob, setup: ScorerSetup) -> None:
-    ids = stale_interaction_ids(job.run, setup)
+def _by_queue(setups: list[ScorerSetup]) -> list[list[ScorerSetup]]:
+    """The setups grouped by queue, each group in the job's order of properties."""
+    groups: dict[str, list[ScorerSetup]] = {}
+    for setup in setups:
+        groups.setdefault(setup.queue, []).append(setup)
+    return list(groups.values())
+
+
+def _plan_queue(job: ScoringJob, setups: list[ScorerSetup]) -> None:
+    """Chunks for one queue: interactions grouped by the properties stale for them (after a new
+    upload, all of them), cut so that a chunk holds about EVALSITE_CHUNK_SIZE items."""
+    stale_for: dict[int, list[str]] = {}
+    for setup in setups:
+        for pk in stale_interaction_ids(job.run, setup):
+            stale_for.setdefault(pk, []).append(setup.name)
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for pk in sorted(stale_for):
+        groups.setdefault(tuple(stale_for[pk]), []).append(pk)
+    queue = setups[0].queue
     chunks = [
-        ScoringChunk(job=job, property_name=setup.name, queue=setup.queue, interaction_ids=batch)
-        for batch in _batched(ids, settings.EVALSITE_CHUNK_SIZE)
+        ScoringChunk(job=job, properties=list(props), queue=queue, interaction_ids=batch)
+        for props, ids in groups.items()
+        for batch in _batched(iter(ids), max(1, settings.EVALSITE_CHUNK_SIZE // len(props)))
     ]
     if not chunks:
         return
     with transaction.atomic():
         created = ScoringChunk.objects.bulk_create(chunks, batch_size=CHUNK_INSERT_BATCH)
-        items = sum(len(chunk.interaction_ids) for chunk in chunks)
+        items = sum(chunk.items for chunk in chunks)
         ScoringJob.objects.filter(pk=job.pk).update(total=F("total") + items)
         dispatch.send_on_commit(created)
 
@@ -182,13 +204,37 @@ def _batched(items: Iterator[int], size: int) -> Iterator[list[int]]:
 
 
 def score_chunk(chunk_id: int) -> None:
-    """Score one chunk and upsert its values. Running it twice changes nothing."""
+    """Score one chunk's properties and upsert their values. Running it twice changes nothing."""
     chunk = ScoringChunk.objects.select_related("job__run__project").filter(pk=chunk_id).first()
     if chunk is None or chunk.state != ScoringChunk.State.OPEN or chunk.kind != ScoringChunk.Kind.SCORE:
         return
     job = chunk.job
     interactions = list(Interaction.objects.filter(pk__in=chunk.interaction_ids, run_id=job.run_id).order_by("pk"))
-    setup = build_scorer(job.run.project, chunk.property_name)
+    failed = not_applicable = 0
+    first_error = ""
+    for prop in chunk.properties:
+        outcome = _score_property(job, build_scorer(job.run.project, prop), interactions)
+        failed += outcome.failed
+        not_applicable += outcome.not_applicable
+        first_error = first_error or outcome.first_error
+    # Interactions deleted since planning have nothing left to score: they count as done.
+    done = chunk.items - failed
+    # One transaction: a worker dying between the two would leave the job short of this chunk's items.
+    with transaction.atomic():
+        if chunk.claim_finish():
+            job.record_chunk(done=done, failed=failed, error=first_error, not_applicable=not_applicable)
+
+
+@dataclass(frozen=True)
+class PropertyOutcome:
+    """One property over a chunk's interactions, counted in interactions."""
+
+    failed: int
+    not_applicable: int
+    first_error: str
+
+
+def _score_property(job: ScoringJob, setup: ScorerSetup, interactions: list[Interaction]) -> PropertyOutcome:
     # LLM judges spend the run's budget, kept in the database, not a budget of this chunk alone.
     run_budget = RunBudget.attach(job.run_id, setup.name, setup.scorer)
     results = compute_scores(setup, interactions)
@@ -200,12 +246,7 @@ def score_chunk(chunk_id: int) -> None:
     applicable_ids = {interaction_id for (interaction_id, _), score in results.items() if score.applicable}
     not_applicable = len({interaction_id for interaction_id, _ in results} - applicable_ids - failed_ids)
     first_error = next((score.error for score in results.values() if not score.ok), "") or ""
-    # Interactions deleted since planning have nothing left to score: they count as done.
-    done = len(chunk.interaction_ids) - len(failed_ids)
-    # One transaction: a worker dying between the two would leave the job short of this chunk's items.
-    with transaction.atomic():
-        if chunk.claim_finish():
-            job.record_chunk(done=done, failed=len(failed_ids), error=first_error, not_applicable=not_applicable)
+    return PropertyOutcome(len(failed_ids), not_applicable, first_error)
 
 
 def compute_scores(

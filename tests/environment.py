@@ -22,7 +22,9 @@ if "EVALSITE_DATA_DIR" not in os.environ:
 # The de-quantised causal LM is cached for the session, in the tests' own data folder.
 os.environ.setdefault("EVALSITE_MODEL_CACHE", os.path.join(os.environ["EVALSITE_DATA_DIR"], "models"))
 # Test scorers loaded as plugins by dotted path, in this process and in worker processes.
-os.environ.setdefault("EVALSITE_SCORERS", "tests.plugins.SlowWordCount,tests.plugins.FailsOnBoom")
+os.environ.setdefault(
+    "EVALSITE_SCORERS", "tests.plugins.SlowWordCount,tests.plugins.FailsOnBoom,tests.plugins.WordCountOnModels"
+)
 
 if os.environ.get("EVALSITE_TEST_DATABASE") == "postgres":
     from tests import servers

@@ -48,3 +48,13 @@ class FailsOnBoom(Scorer):
         if any("boom" in text for text in candidate_batch):
             raise RuntimeError("boom is not a word this scorer accepts")
         return [Score(value=1.0) for _ in candidate_batch]
+
+
+class WordCountOnModels(SlowWordCount):
+    """Counts words on the `models` queue: a second queue for planning tests, with no model to load."""
+
+    queue = "models"
+
+    @staticmethod
+    def name() -> str:
+        return "word_count_on_models"

@@ -4,9 +4,10 @@ Default model: a logistic-regression head (`python -m properties.training.fluenc
 small causal language model makes of each sentence (`causal_lm.py`: token log-probabilities against
 a unigram baseline, and the mean hidden states of two of SmolLM2-135M's middle layers) plus
 surface markers of casual writing (`linguistic.py`), trained on CoLA acceptability judgements,
-tweets (as not fluent) and Wikipedia sentences (as fluent); averaged with an adapter fine-tuned on
-the same sentences over the LM's middle layers (`lm_adapter.py`), stored in the same file. On a
-held-out 15% of CoLA: head 0.799, adapter 0.807, their mean 0.815 ROC-AUC.
+tweets (as not fluent), Wikipedia sentences (as fluent) and everyday support and product sentences
+written for the project, fluent and not; averaged with an adapter fine-tuned on the same sentences
+over the LM's middle layers (`lm_adapter.py`), stored in the same file. On a held-out 15% of CoLA:
+head 0.797, adapter 0.804, their mean 0.813 ROC-AUC.
 
 A text is split into sentences (Punkt; a sentence over `causal_lm.SENTENCE_TOKENS` tokens into
 overlapping windows), every sentence is scored, and the text's value is the mean of its sentences'

@@ -1,6 +1,7 @@
 """Train the Fluency head and LM adapter: `python -m properties.training.fluency` (12 minutes on 2
-quiet cores, 28 on busy ones: SmolLM2 reading the ~9,700 training sentences, then two epochs of
-the adapter; a rerun writes the same file byte for byte).
+quiet cores, 28 on busy ones, 70 when they are shared with several other jobs: SmolLM2 reading the
+~9,800 training sentences, then two epochs of the adapter; a rerun writes the same file byte for
+byte).
 
 Data, from the training folder:
 
@@ -11,6 +12,15 @@ Data, from the training folder:
   capitals and broken syntax (whatever their toxicity label).
 - relevance_qnli.jsonl outputs, all as 1: edited Wikipedia sentences, so that the tweets do not
   teach "long or formal means fluent" alone.
+
+Beside them, fluency_everyday.jsonl (this folder's data/): 249 sentences written for the project,
+the text our users score: support answers, product docs, RAG answers, emails, summaries and code or
+SQL explanations as fluent (some with a product or place name in lower case, which leaves a
+sentence fluent), and as not fluent the broken forms of LLM output and user text: missing words
+and articles, scrambled order, stranded verbs, repeated words, cut-off sentences, wrong agreement,
+run-ons and translation-like phrasing. CoLA, tweets and Wikipedia hold little of either: an
+instruction with its articles and verb dropped read as fluent (0.50), and lower-casing a company's
+name lowered a fluent sentence by 0.16.
 
 Every text is cut into the units the scorer scores alone (sentences, long ones in windows), each
 with its text's label. Of the tweets and the Wikipedia sentences, a seeded sample of `EXTRA_ROWS`
@@ -41,10 +51,19 @@ from properties.scorers.fluency import (
 )
 from properties.scorers.runtime import causal_lm, lm_adapter
 from properties.scorers.runtime.heads import Head
-from properties.training.common import SEED, file_sha, fit_head, load_classification, parse_args, read_rows
+from properties.training.common import (
+    OWN_DATA,
+    SEED,
+    file_sha,
+    fit_head,
+    load_classification,
+    parse_args,
+    read_rows,
+)
 
 PROP = "fluency"
 FILES = ("fluency_cola_train.jsonl", "toxicity_davidson.jsonl", "relevance_qnli.jsonl")
+OWN_FILES = ("fluency_everyday.jsonl",)
 EXTRA_ROWS = 500
 # Regularisation strengths tried by 5-fold cross-validation: the LM's 1,161 features want stronger
 # regularisation than the shared grid's (held-out CoLA: C=0.003 0.784, C=0.03 0.772).
@@ -52,6 +71,8 @@ C_GRID = (0.001, 0.003, 0.01, 0.03)
 
 
 def load(path: Path) -> tuple[list[str], np.ndarray]:
+    """A file's texts and labels: CoLA and the project's own rows are labelled, the tweets and the
+    Wikipedia sentences take their file's label."""
     if path.name.startswith("fluency_"):
         return load_classification(path)
     if path.name.startswith("toxicity_"):
@@ -68,12 +89,18 @@ def sample(texts: list[str], labels: np.ndarray, count: int) -> tuple[list[str],
     return [texts[i] for i in keep], labels[keep]
 
 
-def load_all(data: Path, files: Sequence[str] = FILES) -> tuple[list[str], np.ndarray]:
+def data_paths(data: Path) -> list[Path]:
+    """The training files, CoLA first (`train_head` holds out from the first rows), then the
+    tweets and Wikipedia sentences, then the project's own rows."""
+    return [data / name for name in FILES] + [OWN_DATA / name for name in OWN_FILES]
+
+
+def load_all(paths: Sequence[Path]) -> tuple[list[str], np.ndarray]:
     texts: list[str] = []
     labels: list[np.ndarray] = []
-    for name in files:
-        file_texts, file_labels = load(data / name)
-        if not name.startswith("fluency_"):
+    for path in paths:
+        file_texts, file_labels = load(path)
+        if not path.name.startswith("fluency_"):
             file_texts, file_labels = sample(file_texts, file_labels, EXTRA_ROWS)
         texts.extend(file_texts)
         labels.append(file_labels)
@@ -179,10 +206,11 @@ def held_out_cola(
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(PROP, argv)
     started = time.monotonic()
-    texts, labels = load_all(args.data)
+    paths = data_paths(args.data)
+    texts, labels = load_all(paths)
     lm = causal_lm.packaged_lm(PROP) if args.encoder is None else causal_lm.user_lm(PROP, args.encoder)
-    head, fit = train_head(texts, labels, lm, cola_rows=len(load(args.data / FILES[0])[0]))
-    head.meta["data"] = {name: file_sha(args.data / name) for name in FILES}
+    head, fit = train_head(texts, labels, lm, cola_rows=len(load(paths[0])[0]))
+    head.meta["data"] = {path.name: file_sha(path) for path in paths}
     head.save(args.out)
     elapsed = time.monotonic() - started
     print(

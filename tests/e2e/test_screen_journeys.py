@@ -143,6 +143,7 @@ def rag(live_server):
                 run=run,
                 property_name="retrieval_relevance",
                 field="interaction",
+                status=PropertyValue.Status.NOT_APPLICABLE,
                 details={"not_applicable": "no retrieved documents to judge"},
                 scorer_version="1:e2e",
             )
@@ -191,7 +192,9 @@ def test_each_kind_of_evidence_reads_without_hovering(page, live_server, rag, ar
     expect(page.locator('mark[data-label="personal data"]').nth(0)).to_have_class(re.compile(r"ev-problem-1"))
     expect(page.locator('mark[data-label="personal data"]').nth(1)).to_have_class(re.compile(r"ev-problem-3"))
     # A long model id stays inside the panel.
-    page.locator('#detail-pane [data-property="pii_risk.output"]').locator("xpath=../..").get_by_text("about").click()
+    page.locator('#detail-pane [data-property="pii_risk.output"]').locator("xpath=../..").get_by_text(
+        "about", exact=True
+    ).click()
     model = page.locator("#detail-pane .model-id code").first
     assert model.bounding_box()["x"] + model.bounding_box()["width"] <= 1440
 

@@ -183,7 +183,12 @@ def test_run_summary_has_means_and_annotation_counts(client, user, auth):
     _values(run, [(0.2, "good"), (0.4, "bad")])
     summary = client.get(f"/api/runs/{run.pk}/summary", **auth).json()
     assert summary["interactions"] == 2
-    assert summary["properties"]["toxicity.output"] == {"count": 2, "errors": 0, "mean": pytest.approx(0.3)}
+    assert summary["properties"]["toxicity.output"] == {
+        "count": 2,
+        "errors": 0,
+        "not_applicable": 0,
+        "mean": pytest.approx(0.3),
+    }
     assert summary["annotations"] == {"good": 1, "bad": 1, "unknown": 0}
     assert summary["llm_usage"] == {"calls": 0, "tokens": 0, "cost_usd": 0, "unpriced_calls": 0}
 

@@ -17,13 +17,6 @@ def test_an_interaction_is_matched_at_most_once():
     assert comparison.match_rows(a, b) == [(1, 10)]
 
 
-def test_histogram_shares_bins_between_runs():
-    edges, counts = comparison.histogram({"a": [0.0, 0.1, 1.0], "b": [0.5]}, bins=2)
-    assert edges == [0.0, 0.5, 1.0]
-    assert counts == {"a": [2, 1], "b": [0, 1]}
-    assert comparison.histogram({"a": [3.0, 3.0]}, bins=2)[1] == {"a": [2, 0]}
-
-
 def test_stat_interval():
     stat = comparison.Stat(mean=0.5, count=100, stddev=0.2)
     assert stat.ci95 == pytest.approx(1.96 * 0.02)

@@ -222,3 +222,13 @@ def test_the_web_server_reads_bodies_in_an_event_loop_everywhere(compose):
     ]:
         assert "evalsite.asgi:application" in command and "uvicorn_worker.UvicornWorker" in command, name
         assert "wsgi" not in command, name
+
+
+def test_the_image_installs_what_make_install_does():
+    """The default models' weights, NLTK's Punkt data and a CPU torch: without them the image could
+    not score a model-backed property offline."""
+    runs = " ".join(arguments for instruction, arguments in dockerfile_instructions() if instruction == "RUN")
+    makefile = (ROOT / "Makefile").read_text()
+    for step in ("--no-deps -r requirements-nodeps.txt", "-m evalsite.nltk_data"):
+        assert step in makefile and step in runs, step
+    assert "--index-url https://download.pytorch.org/whl/cpu torch==2.13.0" in runs

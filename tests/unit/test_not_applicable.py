@@ -147,3 +147,9 @@ def test_the_data_screen_shows_na_with_its_reason_and_filters_on_it(client, na_r
     assert "no retrieved documents" in page, "the reason is the cell's title"
     only_na = client.get(url, {"where": "na:retrieval_relevance"}).content.decode()
     assert 'title="lacking"' in only_na and 'title="complete"' not in only_na
+
+
+def test_the_criteria_name_the_models_status():
+    from properties import criteria
+
+    assert criteria.NOT_APPLICABLE == PropertyValue.Status.NOT_APPLICABLE

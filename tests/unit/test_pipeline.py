@@ -73,25 +73,68 @@ def test_a_plan_sent_twice_plans_each_property_once(run):
     ScoringJob.objects.filter(pk=job.pk).update(status="planning")
     scoring.plan_chunks(plan.pk)
     job.refresh_from_db()
-    assert job.chunks.filter(kind="score").count() == 2
+    assert list(job.chunks.filter(kind="score").values_list("properties", flat=True)) == [
+        ["word_count", "fails_on_boom"]
+    ]
     assert (job.status, job.total) == ("pending", 10)
 
 
-def test_a_planner_lost_after_one_property_is_continued_not_repeated(run):
+def test_a_chunk_carries_every_stale_property_of_its_queue_for_the_same_interactions(run, settings):
+    settings.EVALSITE_CHUNK_SIZE = 4  # items: two interactions of two properties
+    first, *rest = run.interactions.order_by("pk")
+    job = scoring.plan_job(run, ["word_count"])
+    for chunk in job.chunks.filter(kind="score"):
+        scoring.score_chunk(chunk.pk)
+    PropertyValue.objects.filter(interaction=first, property_name="word_count").delete()
+    job = scoring.plan_job(run)
+    chunks = [(c.properties, c.interaction_ids, c.items) for c in job.chunks.filter(kind="score")]
+    # Only the first interaction lacks word_count: it rides with fails_on_boom; the rest need that alone.
+    ids = [i.pk for i in rest]
+    assert chunks == [
+        (["word_count", "fails_on_boom"], [first.pk], 2),
+        (["fails_on_boom"], ids[:4], 4),
+    ]
+    assert job.total == 6
+    for chunk in job.chunks.filter(kind="score"):
+        scoring.score_chunk(chunk.pk)
+    job.refresh_from_db()
+    assert (job.status, job.done, job.failed) == ("done", 6, 0)
+    assert PropertyValue.objects.filter(run=run).count() == 5 * 3  # word_count on two fields
+
+
+@pytest.fixture
+def two_queue_run():
+    run = RunFactory(project=ProjectFactory(enabled_properties=["word_count", "word_count_on_models"]))
+    InteractionFactory.create_batch(5, run=run, output="three words here")
+    return run
+
+
+def test_each_queue_gets_its_own_chunks(two_queue_run):
+    job = scoring.plan_job(two_queue_run)
+    chunks = job.chunks.filter(kind="score")
+    assert sorted((c.queue, c.properties) for c in chunks) == [
+        ("cpu", ["word_count"]),
+        ("models", ["word_count_on_models"]),
+    ]
+
+
+def test_a_planner_lost_after_one_queue_is_continued_not_repeated(two_queue_run):
+    run = two_queue_run
     job, plan = scoring._new_job(run, None)
-    scoring._plan_property(job, scoring.build_scorer(run.project, "word_count"))  # then the worker died
+    scoring._plan_queue(job, [scoring.build_scorer(run.project, "word_count")])  # then the worker died
     scoring.plan_chunks(plan.pk)
     job.refresh_from_db()
-    assert sorted(job.chunks.filter(kind="score").values_list("property_name", flat=True)) == [
-        "fails_on_boom",
-        "word_count",
+    assert sorted(job.chunks.filter(kind="score").values_list("properties", flat=True)) == [
+        ["word_count"],
+        ["word_count_on_models"],
     ]
     assert job.total == 10
 
 
-def test_chunks_finishing_while_planning_go_on_do_not_end_the_job(run):
+def test_chunks_finishing_while_planning_go_on_do_not_end_the_job(two_queue_run):
+    run = two_queue_run
     job, plan = scoring._new_job(run, None)
-    scoring._plan_property(job, scoring.build_scorer(run.project, "word_count"))
+    scoring._plan_queue(job, [scoring.build_scorer(run.project, "word_count")])
     score_chunks(job)
     job.refresh_from_db()
     assert (job.status, job.done, job.total) == ("planning", 5, 5), "more properties are still to be planned"

@@ -64,6 +64,10 @@ def posts(world: World) -> dict[str, tuple[str, dict]]:
             {"enabled": ["word_count"], "configuration": "{}"},
         ),
         "properties:project-rename": (reverse("properties:project-rename", args=[project]), {"name": "Renamed"}),
+        "properties:property-settings": (
+            reverse("properties:property-settings", args=[project, "word_count"]),
+            {"direction": "higher", "threshold": "5", "tolerance": "0.01", "key": "on"},
+        ),
         "properties:project-rules": (
             reverse("properties:project-rules", args=[project]),
             {"rules": RULES},

@@ -266,7 +266,7 @@ def test_save_then_rescore_stores_values_from_the_llm_queue(
     queues = {call.kwargs["args"][0]: call.kwargs["queue"] for call in apply_async.call_args_list}
     for chunk_id in queues:
         scoring.score_chunk(chunk_id)
-    chunk = run.jobs.get().chunks.get(property_name="prompt_polite_tone")
+    chunk = next(c for c in run.jobs.get().chunks.filter(kind="score") if c.properties == ["prompt_polite_tone"])
     assert queues[chunk.pk] == "llm"
     values = PropertyValue.objects.filter(run=run, property_name="prompt_polite_tone")
     assert [(v.field, v.label, v.status) for v in values] == [("interaction", "polite", "ok")] * 6

@@ -88,11 +88,13 @@ def test_project_compare_and_summary_pages_answer_for_any_shape(client, user, ru
         response = client.get(compare, {"runs": [run.pk for run in runs]})
         assert response.status_code == 200
         summaries = comparison.summarize_runs(runs)
-        series = {run.name: comparison.numeric_values(run, "reading_ease", "output") for run in runs}
-        edges, counts = comparison.histogram(series)
-        assert sum(map(sum, counts.values())) == sum(len(numbers(cells)) for cells in runs_cells)
-        charts.distribution_figure("reading_ease.output", edges, counts)
-        charts.means_figure("reading_ease.output", summaries)
+        (compared,) = comparison.compare_properties(runs, ["reading_ease.output"], project)
+        counted = sum(sum(stat.counts) for stat in compared.stats.values())
+        assert counted == sum(len(numbers(cells)) for cells in runs_cells)
+        colours = charts.run_colours(runs)
+        for figure in (charts.distribution_figure, charts.summary_figure, charts.trend_figure):
+            figure(compared, runs, colours)
+        charts.score_figure(summaries, colours)
         _, secret = ApiToken.issue(user, "t")
         summary = client.get(f"/api/runs/{runs[0].pk}/summary", HTTP_AUTHORIZATION=f"Bearer {secret}")
         assert summary.status_code == 200

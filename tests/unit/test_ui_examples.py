@@ -70,8 +70,9 @@ def logged_in(client, user):
 
 
 def run_filters(examples: str, logged_in, user) -> None:
-    run = RunFactory(project=ProjectFactory(owner=user, enabled_properties=["toxicity", "content_type"]))
-    for output, toxicity, kind in [("SELECT 1", 0.9, "sql"), ("hello", 0.1, "other")]:
+    properties = ["toxicity", "content_type", "grounded_in_context"]
+    run = RunFactory(project=ProjectFactory(owner=user, enabled_properties=properties))
+    for output, toxicity, kind, grounded in [("SELECT 1", 0.9, "sql", 0.2), ("hello", 0.1, "other", 0.9)]:
         interaction = InteractionFactory(run=run, output=output)
         for field, value in [("input", 0.0), ("output", toxicity)]:
             PropertyValue.objects.create(
@@ -85,7 +86,15 @@ def run_filters(examples: str, logged_in, user) -> None:
             label=kind,
             scorer_version="1",
         )
-    for condition in examples.removeprefix("e.g. ").split(" or "):
+        PropertyValue.objects.create(
+            interaction=interaction,
+            run=run,
+            property_name="grounded_in_context",
+            field="output",
+            value=grounded,
+            scorer_version="1",
+        )
+    for condition in examples.split(", "):
         page = logged_in.get(reverse("properties:run-detail", args=[run.pk]), {"where": condition})
         text = page.content.decode()
         assert 'class="error-text"' not in text, (condition, text[text.find("error-text") - 200 :][:600])
@@ -136,7 +145,7 @@ def key_name(example: str, logged_in, user) -> None:
 
 
 RUNNERS = {
-    "e.g. toxicity.output>0.5 or content_type=sql": run_filters,
+    "toxicity.output>0.5, content_type=sql, failing:grounded_in_context": run_filters,
     "CI pipeline": create_token,
     "Why? (optional)": annotate_with_reason,
     '{"invalid_links": {"timeout": 3}}': property_configuration,

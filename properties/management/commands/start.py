@@ -1,5 +1,6 @@
-"""Start the embedded app: migrate, seed the demo, then the web server, a Celery worker and Celery
-beat (the sweeper's schedule), supervised: one that exits is restarted while the others go on."""
+"""Start the embedded app: migrate, seed the demo, then the web server, a Celery worker for cheap and
+LLM-judged properties, one for model-backed properties, and Celery beat (the sweeper's schedule),
+supervised: one that exits is restarted while the others go on."""
 
 import signal
 import sys
@@ -31,8 +32,15 @@ def web_command(bind: str) -> list[str]:
 
 
 # --- the workers ---------------------------------------------------------------------------------
-def worker_command(concurrency: int) -> list[str]:
-    return [
+# Model-backed properties run in one process of their own: every model loaded once on the machine,
+# its intra-op threads using the cores (torch), instead of a copy of every model per pool process.
+# Cheap and LLM-judged properties get the pool of `--concurrency` processes.
+MODEL_QUEUE = "models"
+OTHER_QUEUES = "cpu,llm"
+
+
+def worker_command(concurrency: int, queues: str = "cpu,models,llm", name: str = "") -> list[str]:
+    command = [
         sys.executable,
         "-m",
         "celery",
@@ -40,12 +48,16 @@ def worker_command(concurrency: int) -> list[str]:
         "evalsite",
         "worker",
         "-Q",
-        "cpu,models,llm",
+        queues,
         f"--concurrency={concurrency}",
         "--loglevel=INFO",
         "--without-gossip",
         "--without-mingle",
     ]
+    if name:
+        # Two workers on one host need their own node names (heartbeats are kept per node).
+        command.append(f"--hostname={name}@%h")
+    return command
 
 
 def beat_command() -> list[str]:
@@ -54,7 +66,7 @@ def beat_command() -> list[str]:
 
 
 class Command(BaseCommand):
-    help = "Run the web server, a Celery worker and Celery beat together, restarting any that exits."
+    help = "Run the web server, the Celery workers and Celery beat together, restarting any that exits."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--bind", default="127.0.0.1:8000")
@@ -67,7 +79,8 @@ class Command(BaseCommand):
             call_command("seed_demo")
         children = [
             Child("web server", web_command(bind)),
-            Child("worker", worker_command(concurrency)),
+            Child("worker", worker_command(concurrency, OTHER_QUEUES, "work")),
+            Child("model worker", worker_command(1, MODEL_QUEUE, "models")),
             Child("beat", beat_command()),
         ]
         supervisor = Supervisor(children, log=self.log)
