@@ -1,6 +1,6 @@
 from django import template
 from django.utils.html import format_html
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
 from properties.criteria import is_not_applicable
 from properties.models import PropertyValue
@@ -66,7 +66,7 @@ def verdict(judged: str, value: PropertyValue | None) -> SafeString:
             words,
         )
     if judged == "n/a":
-        return mark_safe('<span class="verdict na">n/a</span>')  # constant markup
+        return format_html('<span class="verdict {}">{}</span>', "na", "n/a")
     if judged == "error":
-        return mark_safe('<span class="verdict error"><span aria-hidden="true">⚠</span> error</span>')  # constant
+        return format_html('<span class="verdict error"><span aria-hidden="true">{}</span> {}</span>', "⚠", "error")
     return format_html("{}", shown(value))
