@@ -118,3 +118,24 @@ def test_property_conditions_combine_with_every_other_filter_and_order(run):
     assert ids(run, "where=toxicity.output>0.1&where=content_type.output=sql") == ["b"]
     assert ids(run, "where=toxicity.output>0.95&where=content_type.output=sql") == []
     assert ids(run, "where=toxicity.output>0.1&q=please") == ["b", "c"]
+
+
+def test_a_filtered_page_sorted_by_another_property_reads_the_sorted_index_in_slices(db, monkeypatch):
+    """The page, the count and the order are those of the whole list, however far the slices go;
+    matches without a value for the sort come last."""
+    run = RunFactory()
+    for number in range(40):
+        interaction = InteractionFactory(run=run, user_interaction_id=f"r{number:02d}")
+        add_value(interaction, "toxicity", value=0.9 if number % 3 else 0.1)  # a match unless number % 3 == 0
+        if number < 34:
+            add_value(interaction, "fluency", value=number / 100)
+    monkeypatch.setattr(datascreen.SortedMatches, "FIRST_SLICE", 2)
+    query = datascreen.ScreenQuery.from_params(QueryDict("where=toxicity.output>0.5&sort=-fluency.output"))
+    expected = [f"r{n:02d}" for n in range(33, -1, -1) if n % 3] + [f"r{n:02d}" for n in range(34, 40) if n % 3]
+
+    for page_size in (5, 7, 100):
+        pages = datascreen.Paginator(datascreen.filtered_interactions(run, query), page_size)
+        assert pages.count == len(expected)
+        seen = [i.user_interaction_id for number in pages.page_range for i in pages.page(number)]
+        assert seen == expected
+    assert [i.user_interaction_id for i in datascreen.filtered_interactions(run, query)] == expected
