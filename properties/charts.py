@@ -23,6 +23,11 @@ MARGIN = {"l": 48, "r": 12, "t": 40, "b": 40}
 GROUPED_BARS_UP_TO = 4
 
 
+# The mean and pass-rate panels of the summary chart, in paper coordinates.
+MEAN_PANEL, RATE_PANEL = (0.0, 0.4), (0.6, 1.0)
+MEAN_PANEL_CENTRE, RATE_PANEL_CENTRE = sum(MEAN_PANEL) / 2, sum(RATE_PANEL) / 2
+
+
 def run_colours(runs: list[Run]) -> dict[int, str]:
     """The baseline grey, then the candidates in order."""
     return {run.pk: BASELINE if i == 0 else OKABE_ITO[(i - 1) % len(OKABE_ITO)] for i, run in enumerate(runs)}
@@ -44,11 +49,19 @@ def _layout(title: str, **options: Any) -> go.Layout:
     )
 
 
-def _no_data(figure: go.Figure) -> go.Figure:
-    """Keep the axes and say so in the plot area, never a blank box."""
-    figure.add_annotation(
-        text="No data", showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5, font={"size": 16, "color": "#6b7280"}
-    )
+def _no_data(figure: go.Figure, centres: tuple[float, ...] = (0.5,)) -> go.Figure:
+    """Keep the axes and say so in the plot area, never a blank box: once in the middle of each panel
+    (`centres`, in paper coordinates), clear of the axis titles between panels."""
+    for centre in centres:
+        figure.add_annotation(
+            text="No data",
+            showarrow=False,
+            xref="paper",
+            yref="paper",
+            x=centre,
+            y=0.5,
+            font={"size": 16, "color": "#6b7280"},
+        )
     return figure
 
 
@@ -99,18 +112,20 @@ def summary_figure(comparison: PropertyComparison, runs: list[Run], colours: dic
     traces = [go.Bar(x=names, y=means, marker={"color": colour}, error_y=error, name="mean", showlegend=False)]
     layout = _layout(
         f"{comparison.address}: mean (95% interval)" + (" and pass rate" if judged else ""),
-        xaxis={"domain": [0, 0.4] if judged else [0, 1], "type": "category"},
+        xaxis={"domain": list(MEAN_PANEL) if judged else [0, 1], "type": "category"},
         yaxis={"title": {"text": "mean"}, "range": _value_range(comparison)},
     )
     if judged:
         rate_bars = go.Bar(x=names, y=rates, marker={"color": colour}, xaxis="x2", yaxis="y2", showlegend=False)
         traces.append(rate_bars.update(name="pass rate"))
         layout.update(
-            xaxis2={"domain": [0.6, 1], "type": "category", "anchor": "y2"},
+            xaxis2={"domain": list(RATE_PANEL), "type": "category", "anchor": "y2"},
             yaxis2={"title": {"text": "pass rate"}, "range": [0, 1], "tickformat": ".0%", "anchor": "x2"},
         )
     figure = go.Figure(data=traces, layout=layout)
-    return as_data(_no_data(figure) if comparison.empty else figure)
+    if comparison.empty:
+        figure = _no_data(figure, (MEAN_PANEL_CENTRE, RATE_PANEL_CENTRE) if judged else (0.5,))
+    return as_data(figure)
 
 
 def _value_range(comparison: PropertyComparison) -> list[float] | None:

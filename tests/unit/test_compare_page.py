@@ -45,6 +45,9 @@ def test_the_key_properties_are_compared_by_default_and_others_on_request(client
         "grounded_in_context.output",
     ]
     assert "no data" in chosen and '"text": "No data"' in chosen
+    empty_summary = figure(chosen, "chart-0-summary")  # toxicity: no values, a mean and a pass-rate panel
+    notes = [note["x"] for note in empty_summary["layout"]["annotations"] if note["text"] == "No data"]
+    assert notes == [0.2, 0.8], "one note in the middle of each panel, clear of the pass-rate axis title"
     assert re.findall(r'data-testid="pass-rate">([^<]+)<', page) == ["25%", "25%", "100%"]
     trend = figure(page, "chart-0-trend")
     assert trend["data"][0]["y"] == [0.25, 0.25, 1.0], "pass rate over runs, oldest first"
