@@ -22,14 +22,16 @@ classifier of acceptability (e.g. a CoLA fine-tune), whose positive-label probab
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+from properties.scorers.base import Score, Span
 from properties.scorers.registry import builtin
 from properties.scorers.runtime import causal_lm, lm_adapter, models
 from properties.scorers.runtime.heads import Head
 from properties.scorers.runtime.model_scorer import ClassifierPredictor, ModelScorer
-from properties.scorers.text.linguistic import SURFACE_FEATURES, surface_features
+from properties.scorers.text.linguistic import FLUENCY_MARKERS, SURFACE_FEATURES, casual_markers, surface_features
 
 EXTRA_FEATURES = SURFACE_FEATURES
 # What the adapter reads besides hidden states (`adapter_extra`): the LM's scalars, the surface markers.
@@ -85,13 +87,23 @@ class LMHeadPredictor:
 
 
 def sentence_units(texts: Sequence[str], lm: causal_lm.CausalLM) -> models.Windowed:
-    """The units that are scored alone, at training and at scoring time alike.
+    """The units that are scored alone, at training and at scoring time alike."""
+    return located_units(texts, lm)[0]
+
+
+def located_units(
+    texts: Sequence[str], lm: causal_lm.CausalLM
+) -> tuple[models.Windowed, list[list[tuple[int, int]]], list[int]]:
+    """`sentence_units`, each text's sentence bounds, and each unit's sentence number in its text.
 
     Runs of whitespace inside a unit become one space: the LM reads "renews   on" as rarer tokens
     than "renews on" and lowered a fluent sentence from 0.90 to 0.79 for its spacing alone.
     """
-    windowed = models.sentence_windows(texts, lm.token_offsets, causal_lm.SENTENCE_TOKENS, causal_lm.SENTENCE_OVERLAP)
-    return models.Windowed([" ".join(unit.split()) for unit in windowed.texts], windowed.owner)
+    windowed, bounds, sentence_of = models.located_sentence_windows(
+        texts, lm.token_offsets, causal_lm.SENTENCE_TOKENS, causal_lm.SENTENCE_OVERLAP
+    )
+    units = models.Windowed([" ".join(unit.split()) for unit in windowed.texts], windowed.owner)
+    return units, bounds, sentence_of
 
 
 @builtin
@@ -106,6 +118,54 @@ class Fluency(ModelScorer):
 
     def featurize(self, texts: Sequence[str], encoder: models.Encoder) -> np.ndarray:
         raise TypeError("Fluency reads a causal language model, not a sentence encoder: see fluency_features")
+
+    def run_batch(
+        self,
+        candidate_batch: list[str],
+        reference_batch: list[str] | None = None,
+        input_text_batch: list[str] | None = None,
+        context_batch: list[Any] | None = None,
+    ) -> list[float | Score]:
+        """Each text's value, and as evidence every sentence that reads as not fluent.
+
+        The value is the mean over the scored units (sentences, or windows of a long one) exactly as
+        `LMHeadPredictor.predict` computes it; a sentence's score is the mean of its windows. A
+        text under the threshold therefore always has at least one sentence under it to show.
+        """
+        predictor = self.predictor()
+        if not isinstance(predictor, LMHeadPredictor):  # a user's classifier reads whole texts
+            return super().run_batch(candidate_batch, reference_batch, input_text_batch, context_batch)
+        texts, scored, results = models.split_empty(candidate_batch, self.current_field)
+        if not scored:
+            return results
+        units, bounds, sentence_of = located_units([texts[i] for i in scored], predictor.lm)
+        values = predictor.predict_units(units.texts)
+        per_text: dict[int, list[float]] = {}
+        per_sentence: dict[tuple[int, int], list[float]] = {}
+        for owner, number, value in zip(units.owner, sentence_of, values, strict=True):
+            per_text.setdefault(owner, []).append(float(value))
+            per_sentence.setdefault((owner, number), []).append(float(value))
+        for position, index in enumerate(scored):
+            mine = per_text[position]
+            spans = []
+            for number, (start, end) in enumerate(bounds[position]):
+                sentence_values = per_sentence.get((position, number))
+                if not sentence_values:
+                    continue
+                score = sum(sentence_values) / len(sentence_values)
+                if score < self.threshold:
+                    spans.append(self._not_fluent_span(texts[index], start, end, score))
+            results[index] = Score(
+                value=round(sum(mine) / len(mine), 4), spans=spans, details={"threshold": self.threshold}
+            )
+        return results
+
+    def _not_fluent_span(self, text: str, start: int, end: int, score: float) -> Span:
+        markers = casual_markers(text[start:end], FLUENCY_MARKERS)
+        note = "reads as not fluent English"
+        if markers:
+            note += ": " + "; ".join(markers)
+        return Span(self.current_field, start, end, "not fluent", round(score, 4), note)
 
     def _load_predictor(self) -> LMHeadPredictor | ClassifierPredictor:
         prop = self.name()

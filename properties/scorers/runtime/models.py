@@ -241,15 +241,28 @@ def sentence_windows(
     texts: Sequence[str], tokenize: Callable[[str], list[tuple[int, int]]], size: int, overlap: int
 ) -> Windowed:
     """Every sentence of every text, a sentence longer than `size` tokens cut into token windows."""
+    return located_sentence_windows(texts, tokenize, size, overlap)[0]
+
+
+def located_sentence_windows(
+    texts: Sequence[str], tokenize: Callable[[str], list[tuple[int, int]]], size: int, overlap: int
+) -> tuple[Windowed, list[list[tuple[int, int]]], list[int]]:
+    """`sentence_windows`, with where the sentences are: each text's sentence bounds, and for each
+    window the number of its sentence within its text (for evidence spans on the sentences)."""
     windows: list[str] = []
     owner: list[int] = []
+    sentence_of: list[int] = []
+    all_bounds: list[list[tuple[int, int]]] = []
     for index, text in enumerate(texts):
-        for first, last in sentence_bounds(text):
+        bounds = sentence_bounds(text)
+        all_bounds.append(bounds)
+        for number, (first, last) in enumerate(bounds):
             sentence = text[first:last]
             for start, end in split_windows(tokenize(sentence), size, overlap):
                 windows.append(sentence[start:end])
                 owner.append(index)
-    return Windowed(windows, owner)
+                sentence_of.append(number)
+    return Windowed(windows, owner), all_bounds, sentence_of
 
 
 class OnnxEncoder:

@@ -76,6 +76,49 @@ def _surface(text: str) -> list[float]:
     ]
 
 
+_OPEN_QUOTE, _CLOSE_QUOTE = "\u201c", "\u201d"
+# Markers a note can name, in words, with the words that show them (`casual_markers`).
+FLUENCY_MARKERS = ("text_speak", "all_caps_words", "lowercase_starts", "lowercase_i", "repeated_words",
+                   "ends_without_punctuation", "emoticons")
+FORMALITY_MARKERS = ("text_speak", "contractions", "exclamations", "emoticons", "lowercase_i", "all_caps_words",
+                     "first_second_person")
+
+
+def casual_markers(text: str, kinds: Sequence[str]) -> list[str]:
+    """The surface markers of `kinds` that a text shows, each in words with an example from the text:
+    what a note says to explain why a sentence reads as casual or broken."""
+    words = _WORD.findall(text)
+    lower = [w.lower() for w in words]
+    stripped = text.rstrip()
+
+    def quoted(found: Sequence[str], what: str) -> str:
+        examples = list(dict.fromkeys(found))[:3]
+        return f"{what} ({', '.join(_OPEN_QUOTE + w + _CLOSE_QUOTE for w in examples)})"
+
+    found: dict[str, str] = {}
+    if speak := [w for w, low in zip(words, lower, strict=True) if low in TEXT_SPEAK]:
+        found["text_speak"] = quoted(speak, "chat words")
+    if contractions := [w for w in words if "'" in w.strip("'")]:
+        found["contractions"] = quoted(contractions, "contractions")
+    if "!" in text:
+        found["exclamations"] = "exclamation marks"
+    if emoticons := _EMOTICON.findall(text):
+        found["emoticons"] = quoted(emoticons, "emoticons")
+    if "i" in words:
+        found["lowercase_i"] = f"{_OPEN_QUOTE}i{_CLOSE_QUOTE} in lower case"
+    if shouted := [w for w in words if len(w) > 1 and w.isupper() and w.isalpha()]:
+        found["all_caps_words"] = quoted(shouted, "words in capitals")
+    if any(start.islower() for start in _SENTENCE_START.findall(text)):
+        found["lowercase_starts"] = "a sentence starting in lower case"
+    if person := [w for w, low in zip(words, lower, strict=True) if low in _PERSON and low not in TEXT_SPEAK]:
+        found["first_second_person"] = quoted(person, "speaks as I or to you")
+    if repeated := [b for a, b in zip(lower, lower[1:], strict=False) if a == b and a.isalpha()]:
+        found["repeated_words"] = quoted([f"{w} {w}" for w in repeated], "a word repeated")
+    if stripped and stripped[-1] not in ".!?\"')":
+        found["ends_without_punctuation"] = "no closing punctuation"
+    return [found[kind] for kind in kinds if kind in found]
+
+
 def spacy_tagger():  # -> spacy.Language
     def load():
         import spacy

@@ -58,10 +58,17 @@ def test_fluency_prefers_the_grammatical_member_of_minimal_pairs(fluency) -> Non
 def test_a_long_text_is_the_mean_of_its_sentences(fluency) -> None:
     broken = "Him go store yesterday buyed apple many."
     text = " ".join([GOOD] * 40 + [broken] * 10)  # ~600 tokens: past any single window
-    [whole, good, bad] = [result.value for result in fluency.run_batch([text, GOOD, broken])]
+    scored = fluency.run_batch([text, GOOD, broken])
+    [whole, good, bad] = [result.value for result in scored]
     assert good > 0.7 and bad < 0.5
     # Every sentence counts, the broken tail included.
     assert whole == pytest.approx((40 * good + 10 * bad) / 50, abs=2e-4)
+    assert whole == pytest.approx(float(fluency.predictor().predict([text])[0]), abs=1e-4)
+    # The evidence is each broken sentence, where it stands, and no fluent one.
+    spans = scored[0].spans
+    assert [text[span.start : span.end] for span in spans] == [broken] * 10
+    assert all(span.label == "not fluent" and span.score == pytest.approx(bad, abs=2e-4) for span in spans)
+    assert scored[1].spans == []
 
 
 def test_spacing_does_not_move_the_value(fluency) -> None:
