@@ -67,6 +67,9 @@ IRRELEVANT_CHUNK = Kind("not relevant chunk", NEUTRAL, "relevance")
 CLOSEST_CHUNK = Kind("closest chunk", NEUTRAL, "relevance")
 ANSWERING_SENTENCE = Kind("answering sentence", SUPPORT, "relevance")
 CLOSEST_SENTENCE = Kind("closest sentence", NEUTRAL, "relevance")
+NOT_FLUENT = Kind("not fluent sentence", PROBLEM, "fluency", _inverse)
+# Formality has no pass or fail: an informal sentence is a reading, not a problem.
+INFORMAL = Kind("informal sentence", NEUTRAL, "formality")
 FORMAT_ERROR = Kind("format error", PROBLEM, "", lambda score: 1.0, unscored_level=3)
 OTHER = Kind("evidence", NEUTRAL, "score")
 
@@ -99,6 +102,10 @@ def kind_of(prop: str, span: dict[str, Any]) -> Kind:
         return ANSWERING_SENTENCE if label == "addresses the input" else CLOSEST_SENTENCE
     if name in ("valid_json", "valid_xml", "schema"):
         return FORMAT_ERROR
+    if name == "fluency":
+        return NOT_FLUENT
+    if name == "formality":
+        return INFORMAL
     return OTHER
 
 

@@ -56,9 +56,13 @@ def test_toxicity_is_the_most_toxic_sentence_and_each_toxic_sentence_is_evidence
 
 
 def test_formality_chat_versus_legal(formality) -> None:
-    chat, legal = values(formality.run_batch([CHAT, LEGAL]))
+    scored = formality.run_batch([CHAT, LEGAL])
+    chat, legal = values(scored)
     assert chat < 0.2
     assert legal > 0.8
+    # An informal text shows its informal sentences and their markers; a formal one shows none.
+    assert [span.label for span in scored[0].spans] == ["informal"] and "chat words" in scored[0].spans[0].note
+    assert scored[1].spans == []
 
 
 def test_fluency_chat_versus_legal(fluency) -> None:
