@@ -15,7 +15,10 @@ of one of three kinds:
   and may have to cross a bound (``variant_max``, ``variant_min``).
 
 The file names the ``property`` and may give ``config`` (the scorer's options) and a ``field`` (for
-properties scored per field: ``input`` or ``output``); a case may override ``field``. Every case
+properties scored per field: ``input`` or ``output``); a case may override ``field``. ``evidence``
+(``{side: below, threshold: 0.5}`` or ``side: at_or_above``) says on which side of its threshold a
+value must be explained by spans: every value there, in any case or variant, must come with at least
+one span, or the case fails. Every case
 of a file is scored in one batch. ``python -m bench.behavior`` prints the pass rate of every suite;
 the test suite fails when a property passes less than 95% of its cases.
 
@@ -93,11 +96,31 @@ class SuiteResult:
 
 
 @dataclass(frozen=True)
+class EvidenceRule:
+    """Values on `side` of `threshold` must come with spans that explain them."""
+
+    side: str
+    threshold: float
+
+    def needs_spans(self, score: Score) -> bool:
+        if not score.ok or not score.applicable or score.value is None:
+            return False
+        return score.value < self.threshold if self.side == "below" else score.value >= self.threshold
+
+    def problems(self, score: Score, what: str = "value") -> list[str]:
+        if not self.needs_spans(score) or score.spans:
+            return []
+        side = "below" if self.side == "below" else "at or above"
+        return [f"{what} {score.value:.3f} is {side} {self.threshold:g} but shows no evidence span"]
+
+
+@dataclass(frozen=True)
 class Suite:
     property_name: str
     path: Path
     cases: list[Case]
     config: dict[str, Any]
+    evidence: EvidenceRule | None = None
 
     def scorer(self) -> Scorer:
         return registry.get(self.property_name).from_dict(self.config)
@@ -115,7 +138,19 @@ def load_suite(path: Path) -> Suite:
         if cases[-1].id in seen:
             raise SuiteError(f"{where}: the id is used twice")
         seen.add(cases[-1].id)
-    return Suite(data["property"], path, cases, dict(data.get("config") or {}))
+    return Suite(data["property"], path, cases, dict(data.get("config") or {}), _evidence_rule(data, path))
+
+
+def _evidence_rule(data: dict[str, Any], path: Path) -> EvidenceRule | None:
+    raw = data.get("evidence")
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or raw.get("side") not in ("below", "at_or_above"):
+        raise SuiteError(f"{path}: `evidence` is {{side: below or at_or_above, threshold: a number}}")
+    try:
+        return EvidenceRule(raw["side"], float(raw["threshold"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SuiteError(f"{path}: `evidence` needs a numeric `threshold`") from exc
 
 
 def _case(raw: Any, default_field: str, where: str) -> Case:
@@ -184,13 +219,17 @@ def run_suite(suite: Suite, scorer: Scorer | None = None) -> SuiteResult:
         ):
             scores[(case.id, interaction is not case.interaction)] = score
     for case in suite.cases:
-        result.outcomes.append(check(case, scores[(case.id, False)], scores.get((case.id, True))))
+        result.outcomes.append(check(case, scores[(case.id, False)], scores.get((case.id, True)), suite.evidence))
     return result
 
 
-def check(case: Case, score: Score, variant: Score | None = None) -> Outcome:
+def check(case: Case, score: Score, variant: Score | None = None, evidence: EvidenceRule | None = None) -> Outcome:
     """Whether one case holds, and if not, why in words."""
     problems = _problems(case, score, variant)
+    if evidence is not None:
+        problems += evidence.problems(score)
+        if variant is not None:
+            problems += evidence.problems(variant, "the variant's value")
     value = score.value if score.ok else None
     variant_value = variant.value if variant is not None and variant.ok else None
     return Outcome(case, not problems, "; ".join(problems), value, variant_value)

@@ -170,10 +170,17 @@ class Relevance(Scorer):
             score = float(scores[best])
         elif windows > 1:
             (start, end), score = window, value
+        elif value < self.threshold:
+            # A one-sentence output that fails: the span says in words why, on the whole text.
+            start, end = bounds[0] if bounds else (0, len(text))
+            score = value
         else:
-            return []  # a one-sentence output is its own evidence
-        label = "addresses the input" if score >= self.threshold else "closest to the input"
-        note = f"the sentence that best addresses the input: {score:.2f}"
+            return []  # a one-sentence output that addresses the input is its own evidence
+        if score >= self.threshold:
+            label, note = "addresses the input", f"the sentence that best addresses the input: {score:.2f}"
+        else:
+            label = "closest to the input"
+            note = f"no sentence addresses the input; the closest scores {score:.2f}"
         return [Span(self.current_field, start, end, label, round(score, 4), note)]
 
 

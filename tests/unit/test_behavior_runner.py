@@ -125,3 +125,36 @@ def test_spans_are_matched_by_label_and_text(tmp_path):
 def test_a_malformed_suite_names_the_case(tmp_path, cases, message):
     with pytest.raises(SuiteError, match=message):
         load_suite(write(tmp_path, cases))
+
+
+def test_values_on_the_evidence_side_must_show_spans(tmp_path):
+    """`evidence` fails a case (or its variant) whose value lies on the named side of the threshold
+    without a span, whatever the case's own expectations say."""
+    cases = [
+        {"id": "bad-json", "interaction": {"output": '{"a": 1,}'}, "expect": {"max": 0.5}},
+        {"id": "good-json", "interaction": {"output": '{"a": 1}'}, "expect": {"min": 0.5}},
+    ]
+    got = outcomes(tmp_path, cases, property="valid_json", evidence={"side": "below", "threshold": 0.5})
+    assert got == {"bad-json": (True, ""), "good-json": (True, "")}, "an invalid JSON shows where it breaks"
+
+    counted = [
+        {"id": "long", "interaction": {"output": "one two three"}, "expect": {"min": 3}},
+        {"id": "short", "interaction": {"output": "one"}, "expect": {"max": 1}},
+        {
+            "id": "grows",
+            "kind": "DIR",
+            "interaction": {"output": "one"},
+            "variant": {"output": "one two three four"},
+            "expect": {"direction": "up"},
+        },
+    ]
+    got = outcomes(tmp_path, counted, evidence={"side": "at_or_above", "threshold": 3})
+    assert got["long"][0] is False and "3.000 is at or above 3 but shows no evidence span" in got["long"][1]
+    assert got["short"] == (True, "")
+    assert got["grows"][0] is False and got["grows"][1].startswith("the variant's value 4.000")
+
+
+@pytest.mark.parametrize("evidence", [{"side": "above", "threshold": 1}, {"side": "below"}, "below 0.5"])
+def test_a_malformed_evidence_rule_is_refused(tmp_path, evidence):
+    with pytest.raises(SuiteError, match="evidence"):
+        load_suite(write(tmp_path, [{"id": "x", "interaction": {"output": "a"}}], evidence=evidence))
