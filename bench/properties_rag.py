@@ -34,7 +34,7 @@ from properties.scorers.avoided_answer import AvoidedAnswer
 from properties.scorers.base import Scorer
 from properties.scorers.coverage import Coverage, source_texts
 from properties.scorers.retrieval_relevance import document_chunks, documents_of
-from properties.scorers.runtime import cross_encoder, models
+from properties.scorers.runtime import cross_encoder, models, spacy_english
 from properties.scorers.text import topics
 from properties.scorers.text.linguistic import SPACY_BATCH_SIZE
 
@@ -92,7 +92,7 @@ def batches_of(scorer: Scorer, rows: list[tuple[Entry, dict[str, Any]]], batch_s
 
 def spacy_parse(texts: Sequence[str]) -> RawCall:
     """topics.parse's spaCy work: the full pipeline over every piece of every text."""
-    nlp = topics.spacy_pipeline()
+    nlp = spacy_english.pipeline("coverage")
     pieces = [text[start:end] for text in texts for start, end in topics.cut_pieces(text)]
     return lambda: list(nlp.pipe(pieces, batch_size=topics.SPACY_BATCH_SIZE))
 
@@ -153,8 +153,13 @@ def density_raw(args: Arguments) -> list[RawCall]:
     ]
     cleaned = [information_density._INLINE_CODE.sub(" code ", s) for s in sentences]
     gated = [s for s in sentences if information_density._MAY_REFUSE.search(s)]
-    nlp, head = information_density.spacy_pipeline(), AvoidedAnswer()
-    calls: list[RawCall] = [lambda: list(nlp.pipe(cleaned, batch_size=SPACY_BATCH_SIZE))]
+    nlp, head = spacy_english.pipeline("information_density"), AvoidedAnswer()
+
+    def tag_and_find_entities() -> list:
+        with nlp.select_pipes(disable=list(spacy_english.TAGGER_AND_ENTITIES)):
+            return list(nlp.pipe(cleaned, batch_size=SPACY_BATCH_SIZE))
+
+    calls: list[RawCall] = [tag_and_find_entities]
     if gated:
         calls.append(lambda: head.sentence_scores(gated))
     return calls

@@ -26,7 +26,7 @@ from properties.scorers.coverage import NO_SOURCE, source_texts
 from properties.scorers.llm.judges import LLMContextEntityRecall
 from properties.scorers.llm.weave_routing import JudgedWhenModelNamed
 from properties.scorers.registry import builtin
-from properties.scorers.runtime import models
+from properties.scorers.runtime import models, spacy_english
 from properties.scorers.text import topics
 
 MAX_EVIDENCE = 20
@@ -57,7 +57,7 @@ class ContextEntityRecall(Scorer, metaclass=JudgedWhenModelNamed):
         return False
 
     def model_id(self) -> str:
-        return topics.SPACY_MODEL
+        return spacy_english.SPACY_MODEL
 
     def run_batch(
         self,

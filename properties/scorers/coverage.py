@@ -39,7 +39,7 @@ import numpy as np
 from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.registry import builtin
 from properties.scorers.retrieval_relevance import documents_of
-from properties.scorers.runtime import models
+from properties.scorers.runtime import models, spacy_english
 from properties.scorers.text import topics
 
 MAX_TOPICS = 20
@@ -148,7 +148,7 @@ class Coverage(Scorer):
         return models.user_encoder(self.name(), self.model)
 
     def model_id(self) -> str:
-        spacy_id = topics.SPACY_MODEL
+        spacy_id = spacy_english.SPACY_MODEL
         if not self.semantic:
             return spacy_id
         if self.model is None:
@@ -180,7 +180,7 @@ class Coverage(Scorer):
         todo = [i for i in scored if sources[i]]
         out: list[Assessment | Score] = list(results)
         if scored:  # load the models with the first output, even one without a source (a warm-up)
-            topics.spacy_pipeline()
+            spacy_english.pipeline(self.name())
             if self.semantic:
                 self.encoder()
         if not todo:

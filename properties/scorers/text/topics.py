@@ -31,8 +31,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from properties.scorers.runtime import models
-from properties.scorers.text.linguistic import SPACY_MODEL, SPACY_PACKAGE
+from properties.scorers.runtime import spacy_english
 
 PIECE_CHARS = 100_000
 # Documents per spaCy `pipe` batch with the parser and NER on; news articles of ~700 tokens read at
@@ -117,18 +116,6 @@ class Topic:
         return next((pair for pair in self.mentions if pair[1].key == origin), self.first)
 
 
-def spacy_pipeline():  # -> spacy.Language
-    def load():
-        import spacy
-
-        return spacy.load(SPACY_MODEL)
-
-    try:
-        return models.cached(("spacy", SPACY_MODEL, "full"), load)
-    except (OSError, ImportError) as exc:
-        raise models.unavailable("coverage", SPACY_MODEL, str(exc), models.reinstall_fix(SPACY_PACKAGE)) from exc
-
-
 def normalise(token) -> set[str]:  # token: spacy.tokens.Token
     """The forms under which a word counts as present: lowercased, lemma, number normalised."""
     lower = token.lower_
@@ -169,7 +156,7 @@ def parse(texts: Sequence[str]) -> list[Parsed]:
     """Parse every text, long ones in pieces, in one spaCy pass."""
     pieces = [(index, start, end) for index, text in enumerate(texts) for start, end in cut_pieces(text)]
     parsed = [Parsed(text) for text in texts]
-    docs = spacy_pipeline().pipe([texts[i][s:e] for i, s, e in pieces], batch_size=SPACY_BATCH_SIZE)
+    docs = spacy_english.parse([texts[i][s:e] for i, s, e in pieces], "coverage", spacy_english.FULL, SPACY_BATCH_SIZE)
     for (index, offset, _), doc in zip(pieces, docs, strict=True):
         _add_doc(parsed[index], doc, offset)
     return parsed
