@@ -5,7 +5,10 @@
 Prints one line per property (passed / cases, and per kind: minimum functionality, invariance,
 directional), then every failing case with its reason. The test suite runs the same suites and
 fails below 95% (tests/behavior/test_behavior.py). `--write` records each property's pass rate
-in properties/report_card.json, which the property pages show.
+in properties/report_card.json, which the property pages show. The suites of LLM-judged properties
+run with the judge model named in EVALSITE_BEHAVIOR_JUDGE (JSON options per property, see
+evalsite/behavior.py), say why they were not run without it, and are never written to the report
+card: their pass rate is the judge model's, not the packaged defaults'.
 """
 
 from __future__ import annotations
@@ -32,11 +35,15 @@ def main() -> None:
     files = [file for path in args.paths for file in (suites_in(path) if path.is_dir() else [path])]
     print(f"{'property':<24} {'passed':>9} {'rate':>6}  {'MFT':>7} {'INV':>7} {'DIR':>7} {'s':>6}")
     failures = []
+    skipped: list[str] = []
     total_passed = total = 0
     rates: dict[str, tuple[int, int]] = {}
     for file in files:
         suite = load_suite(file)
         if args.property and suite.property_name not in args.property:
+            continue
+        if reason := suite.unavailable():
+            skipped.append(reason)
             continue
         started = time.perf_counter()
         result = run_suite(suite)
@@ -48,7 +55,8 @@ def main() -> None:
             f"{columns[0]:>7} {columns[1]:>7} {columns[2]:>7} {seconds:>6.1f}",
             flush=True,
         )
-        rates[suite.property_name] = (result.passed, len(result.outcomes))
+        if not suite.needs_judge():  # a judge's pass rate is its model's, not the packaged default's
+            rates[suite.property_name] = (result.passed, len(result.outcomes))
         total_passed += result.passed
         total += len(result.outcomes)
         for outcome in result.outcomes:
@@ -58,6 +66,8 @@ def main() -> None:
     for name, outcome in failures:
         mark = "ok  " if outcome.passed else "FAIL"
         print(f"{mark} {name} {outcome.case.kind} {outcome.case.id}: {outcome.reason or 'passed'}")
+    for reason in skipped:
+        print(f"not run: {reason}")
     if args.write:
         from properties import report_card
 

@@ -18,7 +18,18 @@ The file names the ``property`` and may give ``config`` (the scorer's options) a
 properties scored per field: ``input`` or ``output``); a case may override ``field``. ``evidence``
 (``{side: below, threshold: 0.5}`` or ``side: at_or_above``) says on which side of its threshold a
 value must be explained by spans: every value there, in any case or variant, must come with at least
-one span, or the case fails. Every case
+one span, or the case fails.
+
+``cases_from: other.yaml`` borrows another suite's cases (the same behaviours, judged by another
+scorer of the same property: an LLM judge borrows the local scorer's), keeping only the
+expectations on values (bounds, labels, invariance and direction): spans and "not applicable" are
+the local scorer's own. The file's ``cases``, if any, follow the borrowed ones.
+
+Properties judged by an LLM (the ``llm`` queue) need a judge model, which is the operator's to name,
+never a suite's: ``EVALSITE_BEHAVIOR_JUDGE`` holds JSON options per property, ``"*"`` for the rest
+(``{"*": {"model_id": "openai/gpt-4o-mini"}, "llm_embedding_similarity": {"model_id":
+"openai/text-embedding-3-small"}}``), merged into the suite's ``config``. Without it such a suite is
+not run, and says why. Every case
 of a file is scored in one batch. ``python -m bench.behavior`` prints the pass rate of every suite;
 the test suite fails when a property passes less than 95% of its cases.
 
@@ -27,6 +38,8 @@ This module is plain Python: users can write suites for their own scorers and ru
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +54,9 @@ KINDS = ("MFT", "INV", "DIR")
 INTERACTION_FIELDS = ("input", "information_retrieval", "full_prompt", "history", "output", "expected_output")
 DEFAULT_TOLERANCE = 0.1
 DEFAULT_STEP = 0.05
+JUDGE_VARIABLE = "EVALSITE_BEHAVIOR_JUDGE"
+# What a borrowed case keeps of its expectations (`cases_from`): those on the value alone.
+VALUE_EXPECTATIONS = frozenset({"min", "max", "label", "tolerance", "direction", "by", "variant_min", "variant_max"})
 
 
 class SuiteError(ValueError):
@@ -123,22 +139,74 @@ class Suite:
     evidence: EvidenceRule | None = None
 
     def scorer(self) -> Scorer:
-        return registry.get(self.property_name).from_dict(self.config)
+        return registry.get(self.property_name).from_dict({**self.config, **(self.judge_options() or {})})
+
+    def needs_judge(self) -> bool:
+        return registry.get(self.property_name).queue == "llm"
+
+    def judge_options(self) -> dict[str, Any] | None:
+        """The operator's judge options for this property (`EVALSITE_BEHAVIOR_JUDGE`), if any."""
+        if not self.needs_judge():
+            return None
+        raw = os.environ.get(JUDGE_VARIABLE, "").strip()
+        if not raw:
+            return None
+        try:
+            by_property = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise SuiteError(f"{JUDGE_VARIABLE} is not JSON: {exc}") from exc
+        if not isinstance(by_property, dict):
+            raise SuiteError(f'{JUDGE_VARIABLE} maps property names (or "*") to options')
+        options = by_property.get(self.property_name, by_property.get("*"))
+        return dict(options) if isinstance(options, dict) else None
+
+    def unavailable(self) -> str | None:
+        """Why the suite cannot run here, or None."""
+        if self.needs_judge() and self.judge_options() is None:
+            return (
+                f"{self.property_name} is judged by an LLM: set {JUDGE_VARIABLE} to its judge's options as JSON "
+                f'(for example {{"*": {{"model_id": "openai/gpt-4o-mini"}}}}) to run its suite'
+            )
+        return None
 
 
 def load_suite(path: Path) -> Suite:
     data = yaml.safe_load(path.read_text())
-    if not isinstance(data, dict) or "property" not in data or not isinstance(data.get("cases"), list):
+    if not isinstance(data, dict) or "property" not in data:
+        raise SuiteError(f"{path}: a suite is a mapping with `property` and a list of `cases`")
+    if not isinstance(data.get("cases"), list) and not data.get("cases_from"):
         raise SuiteError(f"{path}: a suite is a mapping with `property` and a list of `cases`")
     default_field = data.get("field", "")
     cases, seen = [], set()
-    for index, raw in enumerate(data["cases"]):
+    for index, raw in enumerate(_borrowed(data, path) + list(data.get("cases") or [])):
         where = f"{path.name} case {index + 1} ({raw.get('id', '?') if isinstance(raw, dict) else '?'})"
         cases.append(_case(raw, default_field, where))
         if cases[-1].id in seen:
             raise SuiteError(f"{where}: the id is used twice")
         seen.add(cases[-1].id)
     return Suite(data["property"], path, cases, dict(data.get("config") or {}), _evidence_rule(data, path))
+
+
+def _borrowed(data: dict[str, Any], path: Path) -> list[Any]:
+    """The cases of `cases_from`, with their expectations on values only (see the module docstring)."""
+    source = data.get("cases_from")
+    if not source:
+        return []
+    other = path.parent / str(source)
+    if not other.is_file() or other.resolve() == path.resolve():
+        raise SuiteError(f"{path}: `cases_from` names {source!r}, which is not another suite in {path.parent}")
+    lent = yaml.safe_load(other.read_text())
+    borrowed = []
+    for raw in lent.get("cases") or []:
+        if not isinstance(raw, dict):
+            continue
+        expect = {key: value for key, value in (raw.get("expect") or {}).items() if key in VALUE_EXPECTATIONS}
+        if raw.get("kind", "MFT") == "MFT" and not expect:
+            continue  # a case about spans or "not applicable" only
+        # The field each case was written for (its own, or its file's default) goes with it.
+        where = {"field": raw.get("field", lent.get("field", ""))}
+        borrowed.append({**raw, **where, "expect": expect, "required": False})
+    return borrowed
 
 
 def _evidence_rule(data: dict[str, Any], path: Path) -> EvidenceRule | None:

@@ -158,3 +158,45 @@ def test_values_on_the_evidence_side_must_show_spans(tmp_path):
 def test_a_malformed_evidence_rule_is_refused(tmp_path, evidence):
     with pytest.raises(SuiteError, match="evidence"):
         load_suite(write(tmp_path, [{"id": "x", "interaction": {"output": "a"}}], evidence=evidence))
+
+
+def test_a_suite_borrows_another_suites_cases_with_their_value_expectations(tmp_path):
+    lender = tmp_path / "lender.yaml"
+    lender.write_text(
+        yaml.safe_dump(
+            {
+                "property": "word_count",
+                "field": "input",
+                "cases": [
+                    {"id": "bounds", "interaction": {"input": "a b"}, "expect": {"min": 2, "spans": [{"label": "x"}]}},
+                    {"id": "only-spans", "interaction": {"input": "a"}, "expect": {"spans": [{"label": "x"}]}},
+                    {"id": "na", "required": True, "interaction": {"input": ""}, "expect": {"not_applicable": True}},
+                    {"id": "same", "kind": "INV", "interaction": {"input": "a"}, "variant": {"input": " a"}},
+                ],
+            }
+        )
+    )
+    borrower = write(tmp_path, [{"id": "own", "interaction": {"output": "a b c"}, "expect": {"min": 3}}])
+    borrower.write_text(borrower.read_text() + "cases_from: lender.yaml\n")
+    suite = load_suite(borrower)
+    assert [case.id for case in suite.cases] == ["bounds", "same", "own"]
+    assert suite.cases[0].expect == {"min": 2} and suite.cases[0].field == "input"
+    assert all(outcome.passed for outcome in run_suite(suite).outcomes)
+
+
+def test_an_llm_judged_suite_runs_only_with_the_operators_judge(tmp_path, monkeypatch):
+    path = tmp_path / "judge.yaml"
+    path.write_text(yaml.safe_dump({"property": "llm_hallucination_free", "cases": []}))
+    monkeypatch.delenv("EVALSITE_BEHAVIOR_JUDGE", raising=False)
+    suite = load_suite(path)
+    assert "set EVALSITE_BEHAVIOR_JUDGE" in suite.unavailable()
+    monkeypatch.setenv(
+        "EVALSITE_BEHAVIOR_JUDGE",
+        '{"*": {"model_id": "openai/gpt-4o-mini"}, "llm_embedding_similarity": {"model_id": "openai/emb"}}',
+    )
+    assert suite.unavailable() is None
+    assert suite.scorer().model_id() == "openai/gpt-4o-mini"
+    assert load_suite(write(tmp_path, [])).unavailable() is None, "a local property needs no judge"
+    monkeypatch.setenv("EVALSITE_BEHAVIOR_JUDGE", "not json")
+    with pytest.raises(SuiteError, match="not JSON"):
+        suite.unavailable()
