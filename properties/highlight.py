@@ -67,6 +67,7 @@ IRRELEVANT_CHUNK = Kind("not relevant chunk", NEUTRAL, "relevance")
 CLOSEST_CHUNK = Kind("closest chunk", NEUTRAL, "relevance")
 ANSWERING_SENTENCE = Kind("answering sentence", SUPPORT, "relevance")
 CLOSEST_SENTENCE = Kind("closest sentence", NEUTRAL, "relevance")
+FAR_FROM_REFERENCE = Kind("far from the expected output", PROBLEM, "similarity", _inverse)
 NOT_FLUENT = Kind("not fluent sentence", PROBLEM, "fluency", _inverse)
 # Formality has no pass or fail: an informal sentence is a reading, not a problem.
 INFORMAL = Kind("informal sentence", NEUTRAL, "formality")
@@ -104,6 +105,8 @@ def kind_of(prop: str, span: dict[str, Any]) -> Kind:
         return FORMAT_ERROR
     if name == "fluency":
         return NOT_FLUENT
+    if name == "embedding_similarity":
+        return FAR_FROM_REFERENCE
     if name == "formality":
         return INFORMAL
     return OTHER

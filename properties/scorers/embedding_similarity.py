@@ -5,6 +5,10 @@ Default encoder: the packaged all-MiniLM-L6-v2 int8 (`models.packaged_encoder`);
 Hugging Face id or local folder of a sentence encoder instead. Long texts are embedded as the mean
 of their windows' embeddings (the shared runtime's windowing). As in Weave, `threshold` (default
 0.5) decides `is_similar`; the value is the similarity itself, -1 to 1.
+
+Evidence, for a value under the threshold: the output's sentences that are far from the expected
+output (each sentence's own similarity to it under the threshold), or, where none is alone, the
+furthest one. Sentences are embedded only for those items, so similar outputs cost nothing more.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers.base import Score, Scorer
+from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.registry import builtin
 from properties.scorers.runtime import models
 
@@ -88,4 +92,40 @@ class EmbeddingSimilarity(Scorer):
             similar = value >= self.threshold
             details = {"similarity_score": value, "is_similar": similar, "threshold": self.threshold}
             results[i] = Score(value=value, label=str(similar).lower(), details=details)
+        far = [(i, right[k]) for k, i in enumerate(scored) if float(similarities[k]) < self.threshold]
+        if far:
+            self._add_evidence(outputs, results, far)
         return results
+
+    def _add_evidence(
+        self, outputs: list[str], results: list[float | Score], far: list[tuple[int, np.ndarray]]
+    ) -> None:
+        """Spans on the sentences of each dissimilar output, with their own similarity to the reference."""
+        bounds = {i: models.sentence_bounds(outputs[i]) for i, _ in far}
+        several = [(i, start, end) for i, _ in far if len(bounds[i]) > 1 for start, end in bounds[i]]
+        vectors = iter(self.encoder().encode([outputs[i][start:end] for i, start, end in several]) if several else [])
+        for i, reference in far:
+            score = results[i]
+            assert isinstance(score, Score) and score.value is not None
+            if len(bounds[i]) > 1:
+                similarities = [float(np.dot(next(vectors), reference)) for _ in bounds[i]]
+            else:
+                similarities = [float(score.value)]
+            score.spans = self._far_spans(outputs[i], bounds[i], similarities)
+
+    def _far_spans(self, text: str, bounds: list[tuple[int, int]], similarities: list[float]) -> list[Span]:
+        below = [k for k, similarity in enumerate(similarities) if similarity < self.threshold]
+        chosen = below or [min(range(len(similarities)), key=similarities.__getitem__)]
+        spans = []
+        for k in chosen:
+            start, end = bounds[k] if bounds else (0, len(text))
+            similarity = similarities[k]
+            if k in below:
+                note = f"far from the expected output: similarity {similarity:.2f}, under {self.threshold:g}"
+            else:
+                note = (
+                    f"the sentence furthest from the expected output ({similarity:.2f}); "
+                    f"the whole output is under {self.threshold:g}"
+                )
+            spans.append(Span(self.current_field, start, end, "far from the reference", round(similarity, 4), note))
+        return spans
