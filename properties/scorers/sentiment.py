@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-# TextBlob(text).sentiment.polarity is this analyser's first value; calling it directly skips the
-# blob's construction (lower-casing, model set-up) and gives the same number.
-from textblob.en import sentiment as pattern_sentiment
-
 from properties.scorers.base import Score, Scorer
 from properties.scorers.registry import builtin
+
+# TextBlob(text).sentiment.polarity is this analyser's first value; calling it directly skips the
+# blob's construction and gives the same number. It is TextBlob's analyser, built without importing
+# TextBlob and with it NLTK and SciPy (see `pattern_sentiment`).
+from properties.scorers.text.pattern_sentiment import sentiment as pattern_sentiment
 
 
 @builtin
