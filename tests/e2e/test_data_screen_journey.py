@@ -98,5 +98,5 @@ def test_upload_two_runs_filter_highlight_annotate_and_compare(page, live_server
     page.locator("select[name=property]").select_option("word_count.output")
     expect(page.locator("#row-diff-table tbody tr")).to_have_count(4)
     expect(page.locator("#row-diff ins").first).to_be_visible()
-    page.screenshot(path=str(artifacts / "comparison.png"), full_page=True)
+    page.screenshot(path=str(artifacts / "comparison-row-diff.png"), full_page=True)
     assert page.evaluate("window.pwned") is None
