@@ -38,6 +38,7 @@ def main() -> None:
     skipped: list[str] = []
     total_passed = total = 0
     rates: dict[str, tuple[int, int]] = {}
+    measured_with: dict[str, str] = {}
     for file in files:
         suite = load_suite(file)
         if args.property and suite.property_name not in args.property:
@@ -46,7 +47,8 @@ def main() -> None:
             skipped.append(reason)
             continue
         started = time.perf_counter()
-        result = run_suite(suite)
+        scorer = suite.scorer()
+        result = run_suite(suite, scorer)
         seconds = time.perf_counter() - started
         kinds = result.by_kind()
         columns = [f"{kinds[k][0]}/{kinds[k][1]}" if k in kinds else "-" for k in ("MFT", "INV", "DIR")]
@@ -57,6 +59,8 @@ def main() -> None:
         )
         if not suite.needs_judge():  # a judge's pass rate is its model's, not the packaged default's
             rates[suite.property_name] = (result.passed, len(result.outcomes))
+            if scorer.queue != "cpu":
+                measured_with[suite.property_name] = scorer.model_id()
         total_passed += result.passed
         total += len(result.outcomes)
         for outcome in result.outcomes:
@@ -71,7 +75,7 @@ def main() -> None:
     if args.write:
         from properties import report_card
 
-        report_card.write_behaviour(rates)
+        report_card.write_behaviour(rates, models=measured_with)
         print(f"wrote {len(rates)} pass rates to {report_card.PATH}")
 
 

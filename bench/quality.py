@@ -117,6 +117,7 @@ ENTRIES = (
         positive=lambda label: int(label == 0),
     ),
     Entry("relevance_qnli*.jsonl", "context_relevancy", candidate="output", input="input", context="output"),
+    Entry("relevance_qnli*.jsonl", "retrieval_relevance", candidate="output", input="input", context="output"),
 )
 
 

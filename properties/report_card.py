@@ -39,6 +39,8 @@ class Behaviour:
     passed: int
     cases: int
     measured_at: str
+    # The model the suite was run with (its model_id): the packaged default's, for model properties.
+    model: str = ""
 
     @property
     def rate(self) -> float:
@@ -77,6 +79,13 @@ class Card:
         return self.behaviour is not None or bool(self.quality)
 
     @property
+    def measured_model(self) -> str:
+        """The packaged default model the figures were measured with, where a bench recorded it."""
+        if self.behaviour is not None and self.behaviour.model:
+            return self.behaviour.model
+        return next((row.model for row in self.quality if row.model), "")
+
+    @property
     def model_kind(self) -> str:
         return {"cpu": "no model (rules and libraries)", "models": "a local model", "llm": "an LLM judge"}.get(
             self.queue, self.queue
@@ -99,13 +108,19 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%d")
 
 
-def write_behaviour(results: dict[str, tuple[int, int]], path: Path | None = None) -> None:
-    """Record behaviour-suite pass counts {property: (passed, cases)}; other figures are kept."""
+def write_behaviour(
+    results: dict[str, tuple[int, int]], path: Path | None = None, models: dict[str, str] | None = None
+) -> None:
+    """Record behaviour-suite pass counts {property: (passed, cases)}, and for model properties the
+    model they were measured with ({property: model_id}); other figures are kept."""
     path = path or PATH
     data = json.loads(path.read_text()) if path.exists() else {}
     properties = data.setdefault("properties", {})
     for prop, (passed, cases) in sorted(results.items()):
-        properties.setdefault(prop, {})["behaviour"] = {"passed": passed, "cases": cases, "measured_at": _now()}
+        entry: dict[str, Any] = {"passed": passed, "cases": cases, "measured_at": _now()}
+        if (models or {}).get(prop):
+            entry["model"] = (models or {})[prop]
+        properties.setdefault(prop, {})["behaviour"] = entry
     _write(data, path)
 
 

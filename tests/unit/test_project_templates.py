@@ -83,7 +83,7 @@ def test_a_property_page_shows_its_report_card_and_saves_its_pass_criteria(clien
     client.post(reverse("properties:project-list"), {"name": "Docs bot", "template": "rag"})
     project = Project.objects.get(name="Docs bot")
     card = tmp_path / "card.json"
-    report_card.write_behaviour({"toxicity": (40, 41)}, card)
+    report_card.write_behaviour({"toxicity": (40, 41)}, card, models={"toxicity": "minilm@1234+toxicity-head@99"})
     quality = {"file": "toxicity_davidson.jsonl", "property": "toxicity", "rows": 200, "roc_auc": 0.99312}
     quality |= {"balanced_accuracy": 0.96, "threshold": 0.5, "target": 0.95, "model": "minilm@1234"}
     report_card.write_quality([quality], card)
@@ -92,6 +92,7 @@ def test_a_property_page_shows_its_report_card_and_saves_its_pass_criteria(clien
     page = client.get(url).content.decode()
     assert "40 of 41 cases pass (98%)" in page and "0.993" in page and "0.95 met" in page
     assert "lower is better; passes below 0.5" in page
+    assert "<code>minilm@1234+toxicity-head@99</code>" in page, "the packaged model the figures were measured with"
     assert (
         "not measured"
         in client.get(reverse("properties:property-settings", args=[project.pk, "pii_risk"])).content.decode()
