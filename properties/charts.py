@@ -68,6 +68,8 @@ def _no_data(figure: go.Figure, centres: tuple[float, ...] = (0.5,)) -> go.Figur
 def distribution_figure(comparison: PropertyComparison, runs: list[Run], colours: dict[int, str]) -> dict[str, Any]:
     """The values' distribution per run on shared bins: bars side by side for a few runs, outlines
     for more; each run in its own colour, as the legend says (no overlapping, blended bars)."""
+    if comparison.categorical:
+        return label_figure(comparison, runs, colours)
     edges = comparison.edges
     centres = [(low + high) / 2 for low, high in zip(edges, edges[1:], strict=False)]
     grouped = len(runs) <= GROUPED_BARS_UP_TO
@@ -90,6 +92,34 @@ def distribution_figure(comparison: PropertyComparison, runs: list[Run], colours
     )
     figure = go.Figure(data=traces, layout=layout)
     return as_data(_no_data(figure) if comparison.empty else figure)
+
+
+def label_figure(comparison: PropertyComparison, runs: list[Run], colours: dict[int, str]) -> dict[str, Any]:
+    """A property of labels: each label's share of every run's values, bars side by side (shares,
+    not counts, so that runs of different sizes compare), the count on hover."""
+    traces = []
+    for run in runs:
+        counts = comparison.label_counts.get(run.pk)
+        if not counts:
+            continue
+        shares = [share for _, share in comparison.label_shares(run.pk)]
+        traces.append(
+            go.Bar(
+                x=comparison.labels,
+                y=shares,
+                name=run.name,
+                marker={"color": colours[run.pk]},
+                customdata=[counts.get(label, 0) for label in comparison.labels],
+                hovertemplate="%{x}: %{y:.0%} (%{customdata} values)<extra>" + run.name + "</extra>",
+            )
+        )
+    layout = _layout(
+        f"{comparison.address}: share of each label",
+        barmode="group",
+        xaxis={"type": "category", "title": {"text": "label"}},
+        yaxis={"title": {"text": "share of the run's values"}, "range": [0, 1], "tickformat": ".0%"},
+    )
+    return as_data(go.Figure(data=traces, layout=layout))
 
 
 def summary_figure(comparison: PropertyComparison, runs: list[Run], colours: dict[int, str]) -> dict[str, Any]:

@@ -24,6 +24,8 @@ class RunRow:
     colour: str
     stat: comparison.RunStat | None
     interval: tuple[float, float] | None
+    # For a property of labels: each label's share of this run's values.
+    shares: list[tuple[str, float]]
 
 
 @dataclass(frozen=True)
@@ -53,12 +55,14 @@ def page_context(project: Project, runs: list[Run], params: QueryDict) -> dict[s
     summaries = [RunSummary(run, *scores[run.pk]) for run in runs]
     cards = []
     for number, compared in enumerate(comparison.compare_properties(runs, chosen, project)):
-        rows = [RunRow(run, colours[run.pk], compared.stats.get(run.pk), compared.interval(run.pk)) for run in runs]
-        figures = [
-            (f"chart-{number}-distribution", charts.distribution_figure(compared, runs, colours)),
-            (f"chart-{number}-summary", charts.summary_figure(compared, runs, colours)),
-        ]
-        if len(runs) > 2:
+        rows = []
+        for run in runs:
+            stat, shares = compared.stats.get(run.pk), compared.label_shares(run.pk)
+            rows.append(RunRow(run, colours[run.pk], stat, compared.interval(run.pk), shares))
+        figures = [(f"chart-{number}-distribution", charts.distribution_figure(compared, runs, colours))]
+        if not compared.categorical:  # labels have no mean, no pass rate and no trend of either
+            figures.append((f"chart-{number}-summary", charts.summary_figure(compared, runs, colours)))
+        if len(runs) > 2 and not compared.categorical:
             figures.append((f"chart-{number}-trend", charts.trend_figure(compared, runs, colours)))
         cards.append(PropertyCard(compared, rows, figures))
     context = {

@@ -3,7 +3,9 @@
 The comparison page reads each chosen property once for all runs: one grouped query returns, per
 run and histogram bin, the count, the sum and the sum of squares of the values and how many pass,
 from which come the distributions, the means with their intervals and the pass rates. Ten runs of
-10,000 interactions are 100,000 index entries per property, never 100,000 Python objects.
+10,000 interactions are 100,000 index entries per property, never 100,000 Python objects. A property
+whose values are labels with no number (Content Type) is compared by the share of each label per run,
+from one grouped count.
 """
 
 from __future__ import annotations
@@ -115,6 +117,19 @@ class PropertyComparison:
     edges: list[float]
     # By run id; a run without values for the property is missing.
     stats: dict[int, RunStat] = field(default_factory=dict)
+    # For a property of labels only: its labels, most frequent first, and their counts by run id.
+    labels: list[str] = field(default_factory=list)
+    label_counts: dict[int, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def categorical(self) -> bool:
+        return bool(self.labels)
+
+    def label_shares(self, run_id: int) -> list[tuple[str, float]]:
+        """Each label's share of the run's values, in the comparison's label order."""
+        counts = self.label_counts.get(run_id, {})
+        total = sum(counts.values())
+        return [(label, counts.get(label, 0) / total) for label in self.labels] if total else []
 
     def interval(self, run_id: int) -> tuple[float, float] | None:
         """The mean's 95% interval, clipped to the property's range (a 0-1 property never shows -0.1)."""
@@ -138,6 +153,7 @@ def compare_property(
     edges = _edges(values, criterion, bins)
     comparison = PropertyComparison(address, criterion, edges)
     if not edges:
+        _count_labels(comparison, runs, prop, field_name or "interaction")
         return comparison
     bucket = Case(
         *(When(value__lt=edge, then=Value(i)) for i, edge in enumerate(edges[1:-1])),
@@ -158,6 +174,19 @@ def compare_property(
     for run_id, parts in grouped.items():
         comparison.stats[run_id] = _run_stat(parts, bins, criterion.judges)
     return comparison
+
+
+def _count_labels(comparison: PropertyComparison, runs: list[Run], prop: str, field_name: str) -> None:
+    """A property without numbers: count its labels per run (errors and "not applicable" have none)."""
+    labelled = PropertyValue.objects.filter(run__in=runs, property_name=prop, field=field_name, value__isnull=True)
+    rows = labelled.exclude(label="").values("run_id", "label").annotate(n=Count("id")).order_by()
+    totals: dict[str, int] = {}
+    for row in rows:
+        comparison.label_counts.setdefault(row["run_id"], {})[row["label"]] = row["n"]
+        totals[row["label"]] = totals.get(row["label"], 0) + row["n"]
+    comparison.labels = sorted(totals, key=lambda label: (-totals[label], label))
+    for run_id, counts in comparison.label_counts.items():
+        comparison.stats[run_id] = RunStat(sum(counts.values()), None, 0.0, None, [])
 
 
 def _edges(values, criterion: Criterion, bins: int) -> list[float]:

@@ -103,3 +103,28 @@ def test_the_row_by_row_fragment_leaves_out_changes_below_the_tolerance(client, 
     rows = comparison.changed_pairs(runs[0], runs[2], "grounded_in_context.output", 0.01)
     deltas = [round(b - a, 3) for _, _, a, b in rows.pairs]
     assert deltas == [0.9, 0.8, 0.4], "largest change first"
+
+
+def test_a_property_of_labels_is_compared_by_the_share_of_each_label(client, setup):
+    project, runs = setup
+    project.enabled_properties = [*project.enabled_properties, "content_type"]
+    project.save()
+    labels = {0: ["json", "json", "sql", "other"], 1: ["json", "sql", "sql", "sql"], 2: []}
+    for n, run in enumerate(runs):
+        for i, label in enumerate(labels[n]):
+            add_value(run.interactions.get(user_interaction_id=f"q{i}"), "content_type", label=label)
+    add_value(runs[2].interactions.get(user_interaction_id="q0"), "content_type", status="error")  # no label
+    (compared,) = comparison.compare_properties(runs, ["content_type.output"], project)
+    assert compared.categorical and compared.labels == ["sql", "json", "other"], "most frequent first"
+    assert compared.label_shares(runs[1].pk) == [("sql", 0.75), ("json", 0.25), ("other", 0.0)]
+    assert compared.stats[runs[0].pk].count == 4 and runs[2].pk not in compared.stats
+
+    url = reverse("properties:project-compare", args=[project.pk])
+    page = client.get(url, {"runs": [run.pk for run in runs], "prop": "content_type.output"}).content.decode()
+    shares = re.findall(r'data-testid="label-shares">([^<]+)<', page)
+    assert shares == ["sql 25% · json 50% · other 25%", "sql 75% · json 25% · other 0%"]
+    assert "labels: sql, json, other" in page and "range -∞" not in page
+    bars = figure(page, "chart-0-distribution")
+    assert [trace["x"] for trace in bars["data"]] == [["sql", "json", "other"]] * 2
+    assert bars["data"][1]["y"] == [0.75, 0.25, 0.0] and bars["data"][1]["customdata"] == [3, 1, 0]
+    assert 'id="chart-0-summary"' not in page and 'id="chart-0-trend"' not in page, "labels have no mean"
