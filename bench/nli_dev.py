@@ -29,7 +29,7 @@ from bench.metrics import roc_auc
 from bench.quality import DEFAULT_FOLDER, balanced_accuracy
 from properties.scorers import grounded_in_context as grounded
 from properties.scorers.base import full_context
-from properties.scorers.runtime import models, nli
+from properties.scorers.runtime import models, nli, spacy_english
 from properties.scorers.text import statements
 from properties.training.common import DEFAULT_DATA
 
@@ -97,7 +97,7 @@ def run_raw(grounder: grounded.Grounder, calls: list[RawCall]) -> None:
     for texts, pairs, claims in calls:
         grounder.encoder.encode(texts)
         grounder.reranker.logits(pairs)
-        list(grounder.ner.pipe(claims, batch_size=64))
+        spacy_english.parse(claims, "grounded_in_context", spacy_english.ENTITIES, batch_size=64)
         if isinstance(grounder.nli, nli.HubNli):
             grounder.nli.entailment([c for c, _ in pairs], [p for _, p in pairs])
 

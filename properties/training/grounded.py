@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from properties.scorers import grounded_in_context as grounded
-from properties.scorers.runtime import models, nli
+from properties.scorers.runtime import models, nli, spacy_english
 from properties.scorers.runtime.heads import Head
 from properties.training.common import DEFAULT_DATA, SEED, file_sha
 
@@ -113,7 +113,7 @@ def nli_features(encoder: models.Encoder, rows: Sequence[dict[str, Any]]) -> np.
     return nli.pair_features(u, v, lexical)
 
 
-def augment(rows: Sequence[dict[str, Any]], ner: Any) -> list[dict[str, Any]]:
+def augment(rows: Sequence[dict[str, Any]], prop: str) -> list[dict[str, Any]]:
     """Unsupported claims of the kinds LLMs make, built from supported part-B rows (FactCC-style
     transformations, Kryscinski et al. 2020), with short one-phrase answers besides.
 
@@ -127,7 +127,7 @@ def augment(rows: Sequence[dict[str, Any]], ner: Any) -> list[dict[str, Any]]:
     """
     rng = random.Random(SEED)
     supported = [row for row in rows if row["label"] in POSITIVE]
-    docs = list(ner.pipe([row["hypothesis"] for row in supported], batch_size=64))
+    docs = spacy_english.parse([row["hypothesis"] for row in supported], prop, spacy_english.ENTITIES, batch_size=64)
     pool: dict[str, list[str]] = defaultdict(list)
     for doc in docs:
         for ent in doc.ents:
@@ -251,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         train_nli_head(prop, encoder, part_a, data, started)
 
     grounder = grounded.Grounder(prop, None, combiner=None)
-    part_b = part_b + augment(part_b, grounder.ner)
+    part_b = part_b + augment(part_b, prop)
     features, _ = grounder.features([row["hypothesis"] for row in part_b], contexts_of(part_b))
     combiner, fit = train_combiner(features, labels_of(part_b))
     fit["augmented"] = dict(Counter(row["source"] for row in part_b if row["source"].startswith("augmented")))
