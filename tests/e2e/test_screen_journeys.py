@@ -281,7 +281,7 @@ def test_comparing_four_runs_on_chosen_properties(page, live_server, artifacts):
     project = ProjectFactory(
         owner=user,
         name="Support bot",
-        enabled_properties=["grounded_in_context", "toxicity", "relevance"],
+        enabled_properties=["grounded_in_context", "toxicity", "relevance", "content_type"],
         key_properties=["grounded_in_context", "toxicity"],
     )
     runs = [RunFactory(project=project, name=f"v{n}") for n in range(1, 5)]
@@ -290,6 +290,7 @@ def test_comparing_four_runs_on_chosen_properties(page, live_server, artifacts):
             interaction = InteractionFactory(run=run, user_interaction_id=f"q{i}", output=f"answer {i} of {run.name}")
             value(interaction, "grounded_in_context", min(1.0, 0.2 + 0.015 * i + 0.1 * n))
             value(interaction, "toxicity", 0.02 * ((i + n) % 10))
+            value(interaction, "content_type", None, label="sql" if i < 10 * n else "other")
     log_in(page, live_server, "cora")
     page.set_viewport_size({"width": 1440, "height": 900})
     page.get_by_role("link", name="Support bot").click()
@@ -308,6 +309,16 @@ def test_comparing_four_runs_on_chosen_properties(page, live_server, artifacts):
     expect(page.locator('[data-address="relevance.output"] .property-table')).to_contain_text("no data")
     expect(page.locator('[data-address="relevance.output"] .chart').first).to_contain_text("No data")
     page.screenshot(path=str(artifacts / "comparison.png"), full_page=True)
+    # A property of labels is compared by the share of each label, not by a mean.
+    page.get_by_role("checkbox", name="content_type.output").check()
+    page.get_by_role("button", name="Show").click()
+    labels = page.locator('[data-address="content_type.output"]')
+    expect(labels.get_by_test_id("label-shares")).to_have_text(
+        ["other 100% · sql 0%", "other 75% · sql 25%", "other 50% · sql 50%", "other 25% · sql 75%"]
+    )
+    expect(labels.locator(".chart")).to_have_count(1)
+    expect(labels.locator(".chart .main-svg").first).to_be_visible()
+    labels.screenshot(path=str(artifacts / "comparison-labels.png"))
 
 
 def test_a_project_starts_from_a_template(page, live_server, artifacts):
@@ -325,4 +336,5 @@ def test_a_project_starts_from_a_template(page, live_server, artifacts):
     page.get_by_role("link", name="retrieval_relevance").click()
     expect(page.get_by_test_id("behaviour")).to_contain_text("cases pass")
     expect(page.get_by_test_id("quality")).to_contain_text(re.compile("not measured|ROC"))
+    expect(page.locator(".model-id")).to_contain_text("the packaged default")
     page.screenshot(path=str(artifacts / "property-report-card.png"), full_page=True)
