@@ -111,14 +111,14 @@ class EmbeddingSimilarity(Scorer):
                 similarities = [float(np.dot(next(vectors), reference)) for _ in bounds[i]]
             else:
                 similarities = [float(score.value)]
-            score.spans = self._far_spans(outputs[i], bounds[i], similarities)
+            score.spans = self._far_spans(bounds[i], similarities)
 
-    def _far_spans(self, text: str, bounds: list[tuple[int, int]], similarities: list[float]) -> list[Span]:
+    def _far_spans(self, bounds: list[tuple[int, int]], similarities: list[float]) -> list[Span]:
         below = [k for k, similarity in enumerate(similarities) if similarity < self.threshold]
         chosen = below or [min(range(len(similarities)), key=similarities.__getitem__)]
         spans = []
         for k in chosen:
-            start, end = bounds[k] if bounds else (0, len(text))
+            start, end = bounds[k]
             similarity = similarities[k]
             if k in below:
                 note = f"far from the expected output: similarity {similarity:.2f}, under {self.threshold:g}"

@@ -31,7 +31,7 @@ from properties.scorers.registry import builtin
 from properties.scorers.runtime import causal_lm, lm_adapter, models
 from properties.scorers.runtime.heads import Head
 from properties.scorers.runtime.model_scorer import ClassifierPredictor, ModelScorer
-from properties.scorers.text.linguistic import FLUENCY_MARKERS, SURFACE_FEATURES, casual_markers, surface_features
+from properties.scorers.text.linguistic import FLUENCY_MARKERS, SURFACE_FEATURES, explained, surface_features
 
 EXTRA_FEATURES = SURFACE_FEATURES
 # What the adapter reads besides hidden states (`adapter_extra`): the LM's scalars, the surface markers.
@@ -161,10 +161,7 @@ class Fluency(ModelScorer):
         return results
 
     def _not_fluent_span(self, text: str, start: int, end: int, score: float) -> Span:
-        markers = casual_markers(text[start:end], FLUENCY_MARKERS)
-        note = "reads as not fluent English"
-        if markers:
-            note += ": " + "; ".join(markers)
+        note = explained("reads as not fluent English", text[start:end], FLUENCY_MARKERS)
         return Span(self.current_field, start, end, "not fluent", round(score, 4), note)
 
     def _load_predictor(self) -> LMHeadPredictor | ClassifierPredictor:

@@ -19,7 +19,7 @@ from properties.scorers.runtime.model_scorer import ModelScorer
 from properties.scorers.text.linguistic import (
     FORMALITY_MARKERS,
     SURFACE_FEATURES,
-    casual_markers,
+    explained,
     formality_fscore,
     surface_features,
 )
@@ -91,8 +91,6 @@ class Formality(ModelScorer):
             spans.append(self._span(text, start, end, values[lowest], "least formal", note))
         return spans
 
-    def _span(self, text: str, start: int, end: int, value: float, label: str, note: str) -> Span:
-        markers = casual_markers(text[start:end], FORMALITY_MARKERS)
-        if markers:
-            note += ": " + "; ".join(markers)
+    def _span(self, text: str, start: int, end: int, value: float, label: str, reading: str) -> Span:
+        note = explained(reading, text[start:end], FORMALITY_MARKERS)
         return Span(self.current_field, start, end, label, round(value, 4), note)

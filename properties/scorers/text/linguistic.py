@@ -131,6 +131,12 @@ def casual_markers(text: str, kinds: Sequence[str]) -> list[str]:
     return [found[kind] for kind in kinds if kind in found]
 
 
+def explained(reading: str, text: str, kinds: Sequence[str]) -> str:
+    """A span's note: what the sentence reads as, then the markers of `kinds` it shows, if any."""
+    markers = casual_markers(text, kinds)
+    return f"{reading}: {'; '.join(markers)}" if markers else reading
+
+
 # Heylighen & Dewaele (1999): F = (noun + adjective + preposition + article - pronoun - verb - adverb
 # - interjection + 100) / 2, each the percentage of the words. Articles are determiners here.
 _FORMAL_POS = frozenset({"NOUN", "PROPN", "ADJ", "ADP", "DET"})
