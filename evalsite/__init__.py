@@ -12,24 +12,30 @@ nothing else has configured it.
 from typing import Any
 
 from evalsite.bootstrap import setup
-from evalsite.celery import app as celery_app
 
 __all__ = ["Evaluation", "Model", "Score", "Scorer", "Span", "TestSuite", "celery_app", "init", "op", "setup"]
 
 _SCORING = {"Scorer", "Score", "Span"}
-_WEAVE = {"init", "op", "Model"}
+_WEAVE = {"init", "op"}
 _NEEDS_DJANGO = {"TestSuite": "evalsite.suites", "Evaluation": "evalsite.evaluation"}
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy: the web server and workers import this package (for celery_app) before Django is
-    # configured, and must not pay for, or be configured by, the Python API.
+    # Lazy: the web server and workers import this package before Django is configured, and must
+    # not pay for, or be configured by, the Python API; `evalsite score` and an `Evaluation` of cheap
+    # properties must not pay for Celery (0.15 s). Sending a task imports the Celery app
+    # (properties/tasks.py), and `celery -A evalsite` finds it as `evalsite.celery.app`.
     import importlib
+
+    if name == "celery_app":
+        return importlib.import_module("evalsite.celery").app
 
     if name in _SCORING:
         return getattr(importlib.import_module("properties.scorers.base"), name)
     if name in _WEAVE:
         return getattr(importlib.import_module("evalsite.ops"), name)
+    if name == "Model":
+        return importlib.import_module("evalsite.weave_model").Model
     if name in _NEEDS_DJANGO:
         setup()
         return getattr(importlib.import_module(_NEEDS_DJANGO[name]), name)

@@ -1,18 +1,16 @@
-"""Weave's `init`, `op` and `Model`, so that model and scorer code written for Weave runs unchanged.
+"""Weave's `init` and `op`, so that model and scorer code written for Weave runs unchanged.
 
 Weave's `@weave.op` traces each call to its servers. Evalsite has nothing to send them to: what an
 evaluation calls is kept as its run instead (each row's output, latency and scores), so `op` only
 names the function, the name Weave shows for it (a function scorer's key in the summary).
-`Model` is, as in Weave, a pydantic model whose fields configure its `predict` method, and
-`init(project_name)` names the project that evaluations are stored in, as Weave's does.
+`init(project_name)` names the project that evaluations are stored in, as Weave's does; Weave's
+`Model` is in `evalsite.weave_model`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
-
-from pydantic import BaseModel, ConfigDict
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,14 +47,3 @@ def op(func: F | None = None, *, name: str | None = None) -> F | Callable[[F], F
 def op_name(function: Any) -> str | None:
     """The name `@op` gave a function or method, None for one it did not decorate."""
     return getattr(function, "op_name", None)
-
-
-class Model(BaseModel):
-    """Weave's Model: subclass it, declare its configuration as fields, and define `predict`
-    (sync or async; its parameters are filled from the dataset columns of the same names)."""
-
-    # protected_namespaces=(): Weave users name fields `model_name`, which pydantic would warn about.
-    model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=(), extra="forbid")
-
-    name: str | None = None
-    description: str | None = None

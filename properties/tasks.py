@@ -3,6 +3,9 @@ from celery.contrib.django.task import DjangoTask
 from django.conf import settings
 from django.db import OperationalError
 
+# The project's Celery app (its broker from Django's settings) must be the current app before these
+# tasks are sent; the `evalsite` package imports it only on demand.
+from evalsite.celery import app as _app  # noqa: F401
 from properties import annotation, deletion, dispatch, previews, scoring, sweeper, workers
 from properties.models import ScoringChunk
 

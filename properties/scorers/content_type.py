@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
-from typing import Any
-
-import sqlglot
-from sqlglot import exp
-from sqlglot.errors import ErrorLevel, SqlglotError
+from typing import TYPE_CHECKING, Any
 
 from properties.scorers.base import OutputScorer, Score
 from properties.scorers.registry import builtin
@@ -18,20 +15,12 @@ CATEGORIES = ["json", "sql", "other"]
 SQL_KEYWORDS = frozenset(
     {"select", "with", "insert", "update", "delete", "create", "drop", "alter", "merge", "truncate", "grant", "revoke"}
 )
-# What counts as a statement: sqlglot falls back to exp.Command (or a bare Column) for prose.
-SQL_STATEMENTS = (
-    exp.Query,
-    exp.Insert,
-    exp.Update,
-    exp.Delete,
-    exp.Create,
-    exp.Drop,
-    exp.Alter,
-    exp.Merge,
-    exp.TruncateTable,
-    exp.Grant,
-    exp.Revoke,
-)
+
+if TYPE_CHECKING:
+    # sqlglot is imported when a text first starts like SQL: its import (0.1-0.2 s) would otherwise
+    # delay the first value of every cheap property run alongside this one.
+    from sqlglot import exp
+
 _FENCE = re.compile(r"```[ \t]*([\w+.-]*)[ \t]*\r?\n(.*?)\r?\n?[ \t]*```", re.DOTALL)
 _LEADING_COMMENTS = re.compile(r"^(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/|\()*", re.DOTALL)
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
@@ -67,8 +56,30 @@ def is_json_document(text: str) -> bool:
         return False
 
 
+@functools.cache
+def _sql_statements() -> tuple[type[exp.Expression], ...]:
+    """What counts as a statement: sqlglot falls back to exp.Command (or a bare Column) for prose."""
+    from sqlglot import exp
+
+    return (
+        exp.Query,
+        exp.Insert,
+        exp.Update,
+        exp.Delete,
+        exp.Create,
+        exp.Drop,
+        exp.Alter,
+        exp.Merge,
+        exp.TruncateTable,
+        exp.Grant,
+        exp.Revoke,
+    )
+
+
 def _complete(statement: exp.Expression) -> bool:
     """Rule out the half-statements sqlglot builds from English ('Update it', 'Select all that apply')."""
+    from sqlglot import exp
+
     if isinstance(statement, exp.Select):
         if not statement.expressions:
             return False
@@ -94,11 +105,14 @@ def is_sql(text: str) -> bool:
     # 'Select it from the menu' parses; a title-case keyword without any operator is a sentence.
     if keyword.istitle() and len(keyword) > 1 and not _SQL_PUNCTUATION.search(unquoted):
         return False
+    import sqlglot
+    from sqlglot.errors import ErrorLevel, SqlglotError
+
     try:
         statements = [s for s in sqlglot.parse(text, error_level=ErrorLevel.RAISE) if s is not None]
     except (SqlglotError, RecursionError, ValueError):
         return False
-    return bool(statements) and all(isinstance(s, SQL_STATEMENTS) and _complete(s) for s in statements)
+    return bool(statements) and all(isinstance(s, _sql_statements()) and _complete(s) for s in statements)
 
 
 def classify(output: str) -> tuple[str, str | None]:

@@ -35,7 +35,7 @@ import numpy as np
 
 from properties.scorers.base import Score, Span
 from properties.scorers.registry import builtin
-from properties.scorers.runtime import models
+from properties.scorers.runtime import models, packages
 from properties.scorers.runtime.model_scorer import HeadPredictor, ModelScorer
 from properties.scorers.runtime.models import sentence_bounds
 from properties.scorers.runtime.toxic_bilstm import HIDDEN, LABELS, ToxicBiLSTM
@@ -68,7 +68,7 @@ def profanity_probabilities(texts: Sequence[str]) -> np.ndarray:
 
 def bilstm() -> ToxicBiLSTM:
     try:
-        folder = models.package_dir("toxic_classifier") / "model"
+        folder = packages.package_dir("toxic_classifier") / "model"
     except FileNotFoundError as exc:
         raise models.unavailable("toxicity", BILSTM_PACKAGE, str(exc), models.reinstall_fix(BILSTM_PACKAGE)) from exc
     return models.cached(("toxic-bilstm", str(folder)), lambda: ToxicBiLSTM(folder))

