@@ -39,3 +39,10 @@ def _count_received(sender, **kwargs) -> None:
     from properties import workers
 
     workers.count_received()
+
+
+@signals.task_postrun.connect
+def _return_freed_memory(sender, **kwargs) -> None:
+    from properties import workers
+
+    workers.return_freed_memory()

@@ -1,5 +1,7 @@
 """Worker heartbeats as the pages read them, and the pool watchdog's arithmetic."""
 
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
@@ -57,3 +59,38 @@ def test_the_pool_is_stalled_only_while_a_task_waits_with_a_process_free():
     # Nothing waits: nothing is stalled, whatever happened before.
     assert workers.stalled(watch, set(), active=0, concurrency=2, now=200.0) == 0.0
     assert workers.stalled(watch, {"d"}, active=0, concurrency=2, now=201.0) == 0.0
+
+
+FREED_HEAP = """
+import ctypes, ctypes.util
+from properties import workers
+
+libc = ctypes.CDLL(ctypes.util.find_library("c"))
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+
+def rss_mb():
+    return next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmRSS")) // 1024
+
+# 200 MB in small blocks (below glibc's mmap threshold), written so that they are resident, then freed.
+blocks = [libc.malloc(2048) for _ in range(100_000)]
+for block in blocks:
+    ctypes.memset(block, 1, 2048)
+guard = libc.malloc(100_000)  # keeps the heap's top in place, as a worker's live objects do
+ctypes.memset(guard, 1, 100)
+for block in blocks:
+    libc.free(block)
+before = rss_mb()
+workers.return_freed_memory()
+print(before, rss_mb())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="malloc_trim is glibc's")
+def test_a_task_hands_the_heap_it_freed_back_to_the_system():
+    # The worker calls this after every task (evalsite/celery.py): what a batch of long texts
+    # allocated and freed would otherwise stay mapped to the model worker for its whole life.
+    done = subprocess.run([sys.executable, "-c", FREED_HEAP], capture_output=True, text=True, check=True)
+    before, after = map(int, done.stdout.split())
+    assert before - after > 150, (before, after)

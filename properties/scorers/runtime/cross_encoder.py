@@ -59,16 +59,13 @@ class OnnxCrossEncoder:
     """A BERT-style cross-encoder in ONNX: one relevance logit per (query, passage) pair."""
 
     def __init__(self, model_path: Path, tokenizer_path: Path, name: str = PACKAGED_RERANKER) -> None:
-        import onnxruntime
         from tokenizers import Tokenizer
 
         self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
         # The file ships with truncation and padding to 512: we window and pad ourselves.
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
-        options = onnxruntime.SessionOptions()
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = onnxruntime.InferenceSession(str(model_path), options, providers=models.onnx_providers())
+        self.session = models.onnx_session(model_path)
         self.inputs = {item.name for item in self.session.get_inputs()}
         self.model_id = f"{name}@{models.weights_digest(model_path)}"
         # A logit is 8 bytes; pairs repeat across properties (retrieval and context relevancy).
@@ -138,4 +135,4 @@ class OnnxCrossEncoder:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self.inputs:
             feed["token_type_ids"] = types
-        return self.session.run(None, feed)[0][:, 0]
+        return models.onnx_run(self.session, feed)[0][:, 0]

@@ -20,6 +20,7 @@ What it does, for each property:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -154,6 +155,37 @@ def onnx_providers() -> list[str]:
     return [p for p in ("CUDAExecutionProvider", "CPUExecutionProvider") if p in available]
 
 
+def onnx_session(model_path: str | Path) -> Any:
+    """An ONNX Runtime session on `onnx_providers()`, with every graph optimisation. Run it through
+    `onnx_run`."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return onnxruntime.InferenceSession(str(model_path), options, providers=onnx_providers())
+
+
+def onnx_run(session: Any, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """The session's outputs for one batch, its memory arena shrunk back after the batch. The arena
+    never frees on its own, and batches of every length (sorted by length to cut padding) leave it
+    holding the peak of each shape: 1.7 GB after 30 summaries through the encoder and the
+    cross-encoder, 70 MB when shrunk after each batch, at about the same speed (without any arena,
+    5-15% slower)."""
+    return session.run(None, feed, _shrinking_run_options())
+
+
+@functools.cache
+def _shrinking_run_options() -> Any:
+    import onnxruntime
+
+    options = onnxruntime.RunOptions()
+    devices = ";".join(
+        f"{name}:0" for name in ("cpu", "gpu") if name == "cpu" or "CUDAExecutionProvider" in onnx_providers()
+    )
+    options.add_run_config_entry("memory.enable_memory_arena_shrinkage", devices)
+    return options
+
+
 def torch_device() -> str:
     import torch
 
@@ -264,15 +296,12 @@ class OnnxEncoder:
     """
 
     def __init__(self, model_path: Path, tokenizer_path: Path, name: str) -> None:
-        import onnxruntime
         from tokenizers import Tokenizer
 
         self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
-        options = onnxruntime.SessionOptions()
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = onnxruntime.InferenceSession(str(model_path), options, providers=onnx_providers())
+        self.session = onnx_session(model_path)
         self.inputs = {item.name for item in self.session.get_inputs()}
         self.model_id = f"{name}@{weights_digest(model_path)}"
         # Sentences and outputs that several properties embed (1.5 KB each for MiniLM).
@@ -321,7 +350,7 @@ class OnnxEncoder:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self.inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = self.session.run(None, feed)[0]
+        hidden = onnx_run(self.session, feed)[0]
         weights = mask[:, :, None].astype(np.float32)
         return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
 

@@ -84,7 +84,6 @@ HF_TYPES = {
 
 class RampartModel:
     def __init__(self, folder: Path) -> None:
-        import onnxruntime
         from tokenizers import Tokenizer
 
         config = json.loads((folder / "config.json").read_text())
@@ -95,7 +94,7 @@ class RampartModel:
         self.cls_id = self.tokenizer.token_to_id("[CLS]")
         self.sep_id = self.tokenizer.token_to_id("[SEP]")
         weights = folder / "onnx" / "model_q4.onnx"
-        self.session = onnxruntime.InferenceSession(str(weights), providers=models.onnx_providers())
+        self.session = models.onnx_session(weights)
         self.inputs = {item.name for item in self.session.get_inputs()}
         self.kind_names, self.kind_matrix = kind_matrix(self.labels)
         self.model_id = f"{RAMPART_NAME}@{models.weights_digest(weights)}"
@@ -135,7 +134,7 @@ class RampartModel:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self.inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        logits = self.session.run(None, feed)[0]
+        logits = models.onnx_run(self.session, feed)[0]
         exp = np.exp(logits - logits.max(axis=-1, keepdims=True))
         return exp / exp.sum(axis=-1, keepdims=True)
 
