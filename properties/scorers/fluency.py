@@ -82,7 +82,8 @@ class LMHeadPredictor:
         features, states = read_units(units, self.lm, token_layer)
         values = self.head.predict(features)
         if self.adapter is not None:
-            values = (values + self.adapter.predict(states, adapter_extra(features))) / 2
+            with causal_lm.autocast(self.lm.bf16):
+                values = (values + self.adapter.predict(states, adapter_extra(features))) / 2
         return values
 
 
@@ -190,9 +191,12 @@ class Fluency(ModelScorer):
         return LMHeadPredictor(prop, causal_lm.user_lm(prop, self.model), self._load_head())
 
     def model_id(self) -> str:
+        # The LM's precision is part of the id: bfloat16 values differ from float32 ones by up to ~0.01.
+        bf16 = "+bf16" if causal_lm.precision() == "bf16" else ""
         if self.model is None:
-            return f"{causal_lm.packaged_lm_id(self.name())}+{self.name()}-head@{self._head_digest()}"
-        return super().model_id()
+            return f"{causal_lm.packaged_lm_id(self.name())}{bf16}+{self.name()}-head@{self._head_digest()}"
+        causal = any(name.endswith("ForCausalLM") for name in _architectures(self.model) or [])
+        return super().model_id() + (bf16 if causal else "")
 
 
 def _architectures(source: str) -> list[str] | None:

@@ -209,6 +209,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     paths = data_paths(args.data)
     texts, labels = load_all(paths)
     lm = causal_lm.packaged_lm(PROP) if args.encoder is None else causal_lm.user_lm(PROP, args.encoder)
+    lm.bf16 = False  # the head and the adapter learn from float32 features, whatever this CPU offers
     head, fit = train_head(texts, labels, lm, cola_rows=len(load(paths[0])[0]))
     head.meta["data"] = {path.name: file_sha(path) for path in paths}
     head.save(args.out)

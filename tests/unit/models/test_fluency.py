@@ -76,8 +76,25 @@ def test_spacing_does_not_move_the_value(fluency) -> None:
     assert plain.value == spaced.value
 
 
-def test_model_id_names_the_lm_and_the_head(fluency) -> None:
-    assert re.fullmatch(rf"SmolLM2-135M-Instruct-Q4_1{DIGEST}\+fluency-head{DIGEST}", fluency.model_id())
+def test_model_id_names_the_lm_its_precision_and_the_head(fluency) -> None:
+    bf16 = r"\+bf16" if causal_lm.precision() == "bf16" else ""
+    assert re.fullmatch(rf"SmolLM2-135M-Instruct-Q4_1{DIGEST}{bf16}\+fluency-head{DIGEST}", fluency.model_id())
+
+
+def test_bfloat16_is_an_operators_switch_and_values_stay_close_to_float32(fluency, monkeypatch) -> None:
+    monkeypatch.setenv(causal_lm.BF16_VARIABLE, "0")
+    assert causal_lm.precision() == "fp32" and "+bf16" not in fluency.model_id()
+    lm = causal_lm.packaged_lm("fluency")
+    texts = [GOOD, "Me and him goes to the store yesterday for buy some food and and the."]
+    was = lm.bf16
+    try:
+        lm.bf16 = False
+        full = [score.value for score in fluency.run_batch(texts)]
+        lm.bf16 = True
+        half = [score.value for score in fluency.run_batch(texts)]
+    finally:
+        lm.bf16 = was
+    assert all(abs(a - b) < 0.03 for a, b in zip(full, half, strict=True)), (full, half)
 
 
 @pytest.fixture(scope="session")
@@ -116,14 +133,16 @@ def test_a_local_causal_lm_with_its_own_head(local_lm_folder, tmp_path) -> None:
     scorer = Fluency(model=local_lm_folder, head=str(tmp_path / "head.npz"))
     fluent, chat = (result.value for result in scorer.run_batch([GOOD, "idk lol u r gr8"]))
     assert fluent > chat
-    assert re.fullmatch(rf"{re.escape(local_lm_folder)}{DIGEST}\+head{DIGEST}", scorer.model_id())
+    bf16 = r"\+bf16" if causal_lm.precision() == "bf16" else ""
+    assert re.fullmatch(rf"{re.escape(local_lm_folder)}{DIGEST}\+head{DIGEST}{bf16}", scorer.model_id())
 
 
-def test_an_untrained_adapter_reproduces_the_frozen_layers(lm) -> None:
+def test_an_untrained_adapter_reproduces_the_frozen_layers(lm, monkeypatch) -> None:
     """LoRA starts at zero: the adapted copies then compute what the LM's own layers do, for texts
-    of different lengths in one padded batch."""
+    of different lengths in one padded batch (in float32, as the adapter is trained)."""
     import torch
 
+    monkeypatch.setattr(lm, "bf16", False)
     adapter = lm_adapter.Adapter(lm.model, extra_width=3)
     assert (adapter.first, adapter.last) == (14, 20)
     texts = [GOOD, "Short one.", "A somewhat longer sentence than the short one, with a clause."]
@@ -136,7 +155,8 @@ def test_an_untrained_adapter_reproduces_the_frozen_layers(lm) -> None:
             assert torch.allclose(adapted[row, : len(ids)], frozen[0], atol=1e-3)
 
 
-def test_a_sentence_value_is_the_mean_of_head_and_adapter(fluency, lm) -> None:
+def test_a_sentence_value_is_the_mean_of_head_and_adapter(fluency, lm, monkeypatch) -> None:
+    monkeypatch.setattr(lm, "bf16", False)  # the parts below run outside the predictor's precision
     predictor = fluency.predictor()
     assert predictor.adapter is not None  # the packaged head file holds the trained adapter
     units = [GOOD, "The dog chased cat the into garden the."]
