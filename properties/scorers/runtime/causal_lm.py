@@ -35,6 +35,7 @@ operator's setting) keeps float32 everywhere; training always reads in float32.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -62,6 +63,9 @@ SENTENCE_TOKENS = 128
 SENTENCE_OVERLAP = 32
 # Where bfloat16 is the default (see the module docstring): an operator's switch, never a project's.
 BF16_VARIABLE = "EVALSITE_LM_BF16"
+# CUDA's and ROCm's device files, and the CPU flags of native bfloat16 arithmetic.
+_GPU_DEVICES = ("/dev/nvidiactl", "/dev/kfd")
+_NATIVE_BF16_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
 # Which hidden layers are mean-pooled, as fractions of the model's depth (SmolLM2's 30: layers 14 and 19).
 POOLED_LAYERS = (0.47, 0.63)
 LM_FEATURES = (
@@ -78,17 +82,29 @@ LM_FEATURES = (
 
 
 def precision() -> str:
-    """ "bf16" where this machine runs a causal LM's forward passes in bfloat16, else "fp32"."""
+    """ "bf16" where this machine runs a causal LM's forward passes in bfloat16, else "fp32".
+
+    Read from the CPU's flags, without importing torch: Fluency's model id says the precision, and
+    the planner and the pages ask for that id in processes that never load the model. A machine with
+    a GPU device keeps float32 (the LM runs on the GPU there, where this autocast does nothing)."""
     if os.environ.get(BF16_VARIABLE, "").strip().lower() in ("0", "false", "no", "off"):
         return "fp32"
+    if any(os.path.exists(device) for device in _GPU_DEVICES):
+        return "fp32"
+    return "bf16" if _NATIVE_BF16_FLAGS & _cpu_flags() else "fp32"
+
+
+@functools.cache
+def _cpu_flags() -> frozenset[str]:
+    """The CPU's feature flags as Linux lists them; none elsewhere (so float32)."""
     try:
-        import torch
-    except ImportError:
-        return "fp32"
-    if models.torch_device() != "cpu":
-        return "fp32"
-    native = getattr(torch.cpu, "_is_amx_tile_supported", None), getattr(torch.cpu, "_is_avx512_bf16_supported", None)
-    return "bf16" if any(check is not None and check() for check in native) else "fp32"
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("flags"):
+                    return frozenset(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return frozenset()
 
 
 @contextmanager
@@ -111,7 +127,7 @@ class CausalLM:
         self.model = model.to(self.device).eval()
         self.tokenizer = tokenizer
         self.model_id = model_id
-        self.bf16 = precision() == "bf16"
+        self.bf16 = precision() == "bf16" and self.device == "cpu"
         self.boundary = _boundary_token(tokenizer)
         depth = model.config.num_hidden_layers
         self.layers = [max(1, round(fraction * depth)) for fraction in POOLED_LAYERS]

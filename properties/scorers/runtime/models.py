@@ -179,9 +179,7 @@ def _shrinking_run_options() -> Any:
     import onnxruntime
 
     options = onnxruntime.RunOptions()
-    devices = ";".join(
-        f"{name}:0" for name in ("cpu", "gpu") if name == "cpu" or "CUDAExecutionProvider" in onnx_providers()
-    )
+    devices = "cpu:0;gpu:0" if "CUDAExecutionProvider" in onnx_providers() else "cpu:0"
     options.add_run_config_entry("memory.enable_memory_arena_shrinkage", devices)
     return options
 

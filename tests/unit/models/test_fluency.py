@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -79,6 +81,16 @@ def test_spacing_does_not_move_the_value(fluency) -> None:
 def test_model_id_names_the_lm_its_precision_and_the_head(fluency) -> None:
     bf16 = r"\+bf16" if causal_lm.precision() == "bf16" else ""
     assert re.fullmatch(rf"SmolLM2-135M-Instruct-Q4_1{DIGEST}{bf16}\+fluency-head{DIGEST}", fluency.model_id())
+
+
+def test_the_precision_is_read_without_importing_torch() -> None:
+    # The planner and the pages ask for Fluency's model id in processes that never load the model.
+    code = (
+        "import sys; from properties.scorers.runtime import causal_lm; "
+        "causal_lm.precision(); print('torch' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
 
 
 def test_bfloat16_is_an_operators_switch_and_values_stay_close_to_float32(fluency, monkeypatch) -> None:
