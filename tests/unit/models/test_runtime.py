@@ -38,6 +38,31 @@ def test_windows_cover_every_token() -> None:
     assert models.split_windows(offsets[:10], 256, 64) == [(0, offsets[9][1])]
 
 
+def test_batches_hold_texts_of_about_one_length() -> None:
+    # A chunk of short answers and long passages: the answers must not be padded to the passages.
+    lengths = [90, 6, 88, 7, 95, 5, 84, 8, 91, 180]
+    batches = models.length_batches(lengths, most=3)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    assert [[lengths[i] for i in batch] for batch in batches] == [[5, 6, 7], [8], [84, 88, 90], [91, 95], [180]]
+    assert models.length_batches([]) == []
+
+
+def test_the_encoder_never_pads_an_answer_to_a_passage(toxicity, monkeypatch) -> None:
+    encoder = models.packaged_encoder("toxicity")
+    widths: list[list[int]] = []
+    forward = encoder._forward
+
+    def recording(encodings):
+        widths.append([len(e.ids) for e in encodings])
+        return forward(encodings)
+
+    monkeypatch.setattr(encoder, "_forward", recording)
+    passage = "The router's front light turns amber when the line is down and green once it syncs. " * 2
+    vectors = encoder._encode_windows(["Yes.", passage, "It is green.", passage.upper()])
+    assert vectors.shape == (4, 384)
+    assert all(max(batch) <= 1.15 * min(batch) + 4 for batch in widths)
+
+
 def test_a_missing_local_model_names_property_model_and_fix() -> None:
     with pytest.raises(ScorerUnavailable) as caught:
         Toxicity(model="/nonexistent/model")
