@@ -109,6 +109,20 @@ def test_bfloat16_is_an_operators_switch_and_values_stay_close_to_float32(fluenc
     assert all(abs(a - b) < 0.03 for a, b in zip(full, half, strict=True)), (full, half)
 
 
+def test_bfloat16_weight_copies_give_autocasts_numbers(fluency, monkeypatch) -> None:
+    import torch
+
+    lm = causal_lm.packaged_lm("fluency")
+    monkeypatch.setattr(lm, "bf16", True)
+    ids = torch.tensor([lm.tokenizer(GOOD, add_special_tokens=False)["input_ids"]])
+    with torch.inference_mode(), causal_lm.autocast(True):
+        copies = lm._run(input_ids=ids).logits
+        autocast = lm.model(input_ids=ids).logits
+    assert lm._bf16_weights is not None and copies.dtype == torch.bfloat16
+    assert torch.equal(copies, autocast)
+    assert lm.model.lm_head.weight.dtype == torch.float32, "the float32 weights stay for float32 passes"
+
+
 @pytest.fixture(scope="session")
 def local_lm_folder(lm, tmp_path_factory) -> str:
     """A user's local causal LM folder: the packaged SmolLM2 saved in Hugging Face format."""
