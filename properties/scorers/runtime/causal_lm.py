@@ -31,8 +31,9 @@ On a CPU with native bfloat16 arithmetic (AMX or AVX512-BF16) the forward passes
 float32 ones (correlation 0.9998 on those questions), and the property's model id says so ("+bf16"),
 so values from the two precisions are never mistaken for each other. The linear layers read
 bfloat16 copies of their weights made once (`CausalLM._run`; 270 MB for SmolLM2) rather than
-autocast's cast of every weight on every pass: the same numbers, Fluency 1.2-1.4 times faster. EVALSITE_LM_BF16=0 (an
-operator's setting) keeps float32 everywhere; training always reads in float32.
+autocast's cast of every weight on every pass: the same numbers, Fluency 1.2-1.4 times faster.
+EVALSITE_LM_BF16=0 (an operator's setting) keeps float32 everywhere; training always reads in
+float32.
 """
 
 from __future__ import annotations
