@@ -3,7 +3,7 @@
 Every sentence is read on its own and the text's value is its most toxic sentence's: one insult in a
 long polite answer makes the answer toxic. Each sentence at or over the threshold is an evidence span
 with its score and what it reads as. A sentence is first prepared (`text.toxic_reading`: spelling
-tricks undone, quoted sentences set aside), then read three ways, and the highest reading counts:
+tricks undone, quoted sentences set aside), then read four ways, and the highest reading counts:
 
 - *hateful or offensive*: a logistic-regression head (`python -m properties.training.toxicity`) over
   the MiniLM embedding, the profanity SVM of alt-profanity-check, and the Jigsaw BiLSTM of
@@ -16,6 +16,9 @@ tricks undone, quoted sentences set aside), then read three ways, and the highes
   short to be anything but an exclamation at someone ("Idiot!"), the mean of the BiLSTM's `toxic`
   and `insult` probabilities.
 - *a threat of harm* to the person addressed (`THREAT_VALUE`).
+- *degrading a protected group*: a people given a degrading attribute or called vermin ("those lazy
+  Nigerians", "immigrants are vermin"; `DEROGATION_VALUE`), which the head reads diluted when the
+  clause ends an otherwise polite sentence.
 
 Why the head alone missed common insults ("Shut up, you stupid idiot." read 0.19): its labels
 are HateCheck's, and HateCheck labels abuse aimed at an individual ("You are human garbage", "I
@@ -39,7 +42,13 @@ from properties.scorers.runtime import models, packages
 from properties.scorers.runtime.model_scorer import HeadPredictor, ModelScorer
 from properties.scorers.runtime.models import sentence_bounds
 from properties.scorers.runtime.toxic_bilstm import HIDDEN, LABELS, ToxicBiLSTM
-from properties.scorers.text.toxic_reading import find_threat, speaks_to_reader, undo_obfuscation, without_quotations
+from properties.scorers.text.toxic_reading import (
+    find_derogation,
+    find_threat,
+    speaks_to_reader,
+    undo_obfuscation,
+    without_quotations,
+)
 
 PROFANITY_PACKAGE = "alt-profanity-check"
 BILSTM_PACKAGE = "toxic-comment-classifier"
@@ -54,6 +63,8 @@ _TOXIC, _INSULT = (EXTRA_FEATURES.index(f"bilstm_{label}") - len(EXTRA_FEATURES)
 HEAD_MIN_WORDS = 3
 # A threat is toxic whatever the models say; 0.9 rather than 1 because the patterns read words, not intent.
 THREAT_VALUE = 0.9
+# Degrading a protected group is hateful whatever the models say; the patterns read words, not intent.
+DEROGATION_VALUE = 0.8
 
 
 def profanity_probabilities(texts: Sequence[str]) -> np.ndarray:
@@ -110,7 +121,7 @@ class Reading:
 
 
 def read_sentence(text: str, head_value: float, toxic: float, insult: float) -> Reading:
-    """The highest of the three readings of a prepared sentence (see the module docstring)."""
+    """The highest of the four readings of a prepared sentence (see the module docstring)."""
     short = len(text.split()) < HEAD_MIN_WORDS
     readings = [] if short else [Reading(head_value, "reads as hateful or offensive")]
     if short or speaks_to_reader(text):
@@ -118,6 +129,9 @@ def read_sentence(text: str, head_value: float, toxic: float, insult: float) -> 
     threat = find_threat(text)
     if threat:
         readings.append(Reading(THREAT_VALUE, f"threatens harm: \u201c{threat.group(0)}\u201d"))
+    derogation = find_derogation(text)
+    if derogation:
+        readings.append(Reading(DEROGATION_VALUE, f"degrades a group: \u201c{derogation.group(0)}\u201d"))
     return max(readings, key=lambda reading: reading.value)
 
 

@@ -1,10 +1,17 @@
-"""How Toxicity reads a sentence besides its models: spelling tricks, quotations, address, threats."""
+"""How Toxicity reads a sentence besides its models: spelling tricks, quotations, address, threats,
+derogation of groups."""
 
 from __future__ import annotations
 
 import pytest
 
-from properties.scorers.text.toxic_reading import find_threat, speaks_to_reader, undo_obfuscation, without_quotations
+from properties.scorers.text.toxic_reading import (
+    find_derogation,
+    find_threat,
+    speaks_to_reader,
+    undo_obfuscation,
+    without_quotations,
+)
 
 
 @pytest.mark.parametrize(
@@ -80,3 +87,35 @@ def test_threats_of_harm_are_found(threat: str) -> None:
 )
 def test_support_phrasing_with_violent_words_is_no_threat(harmless: str) -> None:
     assert find_threat(harmless) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("We'll handle your ticket, if those lazy Nigerians ever bother to work.", "lazy Nigerians"),
+        ("Mostly immigrants, and immigrants are vermin.", "immigrants are vermin"),
+        ("Women are too stupid to understand technology.", "Women are too stupid"),
+        ("Muslims are all terrorists.", "Muslims are all terrorists"),
+        ("Keep those filthy gypsies out of the shop.", "filthy gypsies"),
+        ("Gay people are a disease.", "Gay people are a disease"),
+    ],
+)
+def test_a_degraded_group_is_found(text: str, found: str) -> None:
+    match = find_derogation(text)
+    assert match is not None and match.group(0) == found
+
+
+@pytest.mark.parametrize(
+    "harmless",
+    [
+        "Our engineers in Lagos are not lazy at all: they fixed it overnight.",
+        "Immigrants are rarely violent, the study found.",
+        "Saying that women are stupid is simply wrong.",
+        "You can't seriously believe that all Muslims are terrorists.",
+        "Lazy loading keeps the Chinese and Japanese fonts out of the first page.",
+        "Lawyers are scum, my uncle says, but he is one.",
+        "Any household can join, including gay and lesbian couples, and Muslim and Jewish families.",
+    ],
+)
+def test_groups_named_without_degrading_them_are_not_derogation(harmless: str) -> None:
+    assert find_derogation(harmless) is None
