@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 
 import numpy as np
@@ -27,6 +28,16 @@ def test_default_models_load_offline_from_installed_packages(toxicity, pii_risk)
 def test_models_are_loaded_once_per_process(toxicity) -> None:
     assert Toxicity().predictor() is toxicity.predictor()
     assert models.packaged_encoder("fluency") is models.packaged_encoder("toxicity")
+
+
+def test_a_load_freezes_what_it_made_out_of_the_collectors_reach(monkeypatch) -> None:
+    monkeypatch.setattr(models, "_cache", {})
+    gc.unfreeze()
+    loaded = models.cached(("test-model",), lambda: {"weights": [object() for _ in range(1000)]})
+    assert gc.get_freeze_count() >= 1000
+    assert models.cached(("test-model",), lambda: None) is loaded
+    models.clear_cache()
+    assert gc.get_freeze_count() == 0
 
 
 def test_windows_cover_every_token() -> None:
