@@ -10,11 +10,13 @@ JSON or Parquet, with the same column names and the same per-row errors as an up
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import math
 import operator
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,9 +110,13 @@ def score_rows(
 
     result = ingest.IngestResult()
     rows: list[ScoredRow] = []
+    warm_up: ModelWarmUp | None = None
     with path.open("rb") as handle, tqdm(unit=" rows", disable=not progress, file=sys.stderr) as bar:
         for batch in _batches(ingest.read_interactions(handle, path.name, result, column_mapping)):
-            rows.extend(_score_batch(batch, scorers))
+            if warm_up is None:
+                warm_up = ModelWarmUp(scorers, batch[0][1])
+                warm_up.start()
+            rows.extend(_score_batch(batch, scorers, warm_up))
             bar.update(len(batch))
     result.accepted = len(rows)
     return rows, result
@@ -127,12 +133,53 @@ def _batches(items: Iterator[tuple[int, Any]]) -> Iterator[list[tuple[int, Any]]
         yield batch
 
 
-def _score_batch(batch: list[tuple[int, Any]], scorers: dict[str, Any]) -> list[ScoredRow]:
+class ModelWarmUp(threading.Thread):
+    """Loads the models of the model-backed properties in the background, one property after the
+    other in the order they are scored, by scoring the first row with each.
+
+    A command's run is mostly loading: imports and weights take about half of `evalsite score` with
+    the default properties on 100 rows. Loading is Python work, and a model's forward passes (ONNX,
+    torch) leave the interpreter free, so on a second core the next property's model loads while
+    the current one scores. The row's results are kept by the models' memos, so it is not computed
+    twice. `wait_for` holds a property back until its own warm-up is over: no property is scored by
+    the two threads at once. A failing warm-up is left to the scoring loop, which meets the same
+    error and reports it per row.
+    """
+
+    def __init__(self, scorers: dict[str, Any], interaction: Any) -> None:
+        super().__init__(name="evalsite-model-warm-up", daemon=True)
+        # Copies: a scorer keeps the field it is scoring on itself.
+        self.jobs = [(name, copy.copy(scorer)) for name, scorer in scorers.items() if scorer.queue == "models"]
+        self.done = {name: threading.Event() for name, _ in self.jobs}
+        self.interaction = interaction
+
+    def run(self) -> None:
+        from properties import scoring
+
+        for name, scorer in self.jobs:
+            try:
+                scoring.score_field(scorer, scorer.fields[0], [self.interaction])
+            except Exception:  # noqa: BLE001 - the scoring loop reports it
+                pass
+            finally:
+                self.done[name].set()
+
+    def wait_for(self, name: str) -> None:
+        event = self.done.get(name)
+        if event is not None:
+            event.wait()
+
+
+def _score_batch(
+    batch: list[tuple[int, Any]], scorers: dict[str, Any], warm_up: ModelWarmUp | None = None
+) -> list[ScoredRow]:
     from properties import scoring
 
     rows = [ScoredRow(line, interaction.user_interaction_id) for line, interaction in batch]
     interactions = [interaction for _, interaction in batch]
     for name, scorer in scorers.items():
+        if warm_up is not None:
+            warm_up.wait_for(name)
         for field_name in scorer.fields:
             for row, score in zip(rows, scoring.score_field(scorer, field_name, interactions), strict=True):
                 key = _address(name, field_name)

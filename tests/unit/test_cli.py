@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
 from evalsite.cli import main
+from properties import scoring
 
 ROWS = [
     {"id": "a", "question": "Hi?", "answer": '{"ok": true}'},
@@ -95,3 +97,29 @@ def test_a_missing_or_refused_file_exits_2(tmp_path, capsys):
     empty.write_text("")
     assert main(["score", str(empty), "--properties", "word_count", "--quiet"]) == 2
     assert "the file is empty" in capsys.readouterr().err
+
+
+def test_model_properties_load_in_the_background_before_they_are_scored(data_file, monkeypatch, capsys):
+    events: list[tuple[str, str, str, int]] = []
+    score_field = scoring.score_field
+
+    def recording(scorer, field_name, interactions):
+        thread = threading.current_thread().name
+        events.append(("start", thread, scorer.name(), len(interactions)))
+        scores = score_field(scorer, field_name, interactions)
+        events.append(("end", thread, scorer.name(), len(interactions)))
+        return scores
+
+    monkeypatch.setattr(scoring, "score_field", recording)
+    properties = "word_count,word_count_on_models,valid_json"
+    assert main(["score", str(data_file), "--properties", properties, "--quiet"]) == 0
+    table = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()[1:-1]}
+    assert table["word_count_on_models.output"][:2] == ["3", "2.667"]
+    # Only the property on the models queue is warmed up, with the first row, off the main thread ...
+    warm_up = [event for event in events if event[1] != "MainThread"]
+    assert warm_up == [
+        ("start", "evalsite-model-warm-up", "word_count_on_models", 1),
+        ("end", "evalsite-model-warm-up", "word_count_on_models", 1),
+    ]
+    # ... and the main thread scores it only once that is over.
+    assert events.index(warm_up[1]) < events.index(("start", "MainThread", "word_count_on_models", 3))
