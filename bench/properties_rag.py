@@ -11,7 +11,8 @@ same process, every model loaded and warmed up first, best of 2 with the two alt
 - *raw*: on the same batches, the models the property calls, called directly with the inputs the
   property gives them, computed before the clock starts: spaCy `pipe` on the texts it parses, the
   MiniLM encoder on the phrases and sentences it embeds, the cross-encoder on the (question,
-  window) pairs it scores, the Avoided Answer head on the sentences it gates through.
+  window) and (question, sentence) pairs it scores, the Avoided Answer head on the sentences it
+  gates through.
 
 It prints items (interactions) per second of each and the ratio ours/raw (target >= 0.85).
 """
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from bench.quality import DEFAULT_FOLDER, ENTRIES, Entry, batch_arguments, entries_for
-from properties.scorers import information_density, registry
+from properties.scorers import information_density, registry, relevance
 from properties.scorers.avoided_answer import AvoidedAnswer
 from properties.scorers.base import Scorer
 from properties.scorers.coverage import Coverage, source_texts
@@ -177,9 +178,20 @@ def window_pairs(prop: str, queries: Sequence[str], passages: Sequence[str]) -> 
 
 
 def relevance_raw(args: Arguments) -> list[RawCall]:
+    """What Relevance reads: the cross-encoder on the (question, output window) pairs and on the
+    (question, sentence) pairs of each output, and the encoder on the question and the output of
+    one-phrase answers and clarifying questions (`relevance._one_phrase_or_question`)."""
     outputs, inputs = args[0], args[2] or [""] * len(args[0])
     kept = [(q, o) for q, o in zip(inputs, outputs, strict=True) if q.strip() and o.strip()]
-    return [window_pairs("relevance", [q for q, _ in kept], [o for _, o in kept])]
+    reranker = cross_encoder.packaged_reranker("relevance")
+    sentences = [(q, o[start:end]) for q, o in kept for start, end in models.sentence_bounds(o)]
+    phrases = [(q, o) for q, o in kept if relevance._one_phrase_or_question(o)]
+    encoder = models.packaged_encoder("relevance")
+    embedded = [q for q, _ in phrases] + [o for _, o in phrases]
+    calls = [window_pairs("relevance", [q for q, _ in kept], [o for _, o in kept]), lambda: reranker.logits(sentences)]
+    if embedded:
+        calls.append(lambda: encoder.encode(embedded))
+    return calls
 
 
 def chunks_raw(prop: str) -> Callable[[Arguments], list[RawCall]]:
@@ -210,7 +222,10 @@ RAW: dict[str, tuple[Callable[[Arguments], list[RawCall]], str]] = {
     "summarization": (coverage_raw, "as coverage (it is Coverage's assessment, graded)"),
     "context_entity_recall": (entity_recall_raw, "spaCy full pipe on sources+outputs"),
     "information_density": (density_raw, "spaCy tagger+NER pipe on sentences; Avoided Answer head on gated ones"),
-    "relevance": (relevance_raw, "cross-encoder on (question, output window) pairs"),
+    "relevance": (
+        relevance_raw,
+        "cross-encoder on (question, output window) and (question, sentence) pairs; MiniLM on one-phrase answers",
+    ),
     "context_relevancy": (chunks_raw("context_relevancy"), "cross-encoder on (question, chunk window) pairs"),
     "retrieval_relevance": (chunks_raw("retrieval_relevance"), "cross-encoder on (question, chunk window) pairs"),
     "embedding_similarity": (similarity_raw, "MiniLM on outputs and references (windowed)"),
