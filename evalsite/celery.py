@@ -20,6 +20,14 @@ def _name_worker(sender, **kwargs) -> None:
     workers.identify(sender.hostname)
 
 
+# Before the pool forks, so that pool processes inherit the imports (a models worker only).
+@signals.worker_init.connect
+def _import_model_libraries(sender, **kwargs) -> None:
+    from properties import workers
+
+    workers.import_model_libraries(sender.app.amqp.queues.consume_from)
+
+
 @signals.worker_ready.connect
 def _start_heartbeat(sender, **kwargs) -> None:
     from properties import workers

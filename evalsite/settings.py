@@ -245,6 +245,9 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 EVALSITE_WORKER_HEARTBEAT_S = env.float("EVALSITE_WORKER_HEARTBEAT_S", default=5.0)
 EVALSITE_WORKER_STALE_S = env.float("EVALSITE_WORKER_STALE_S", default=30.0)
 EVALSITE_WORKER_HANG_S = env.float("EVALSITE_WORKER_HANG_S", default=30.0)
+# A worker that takes the models queue imports the packaged models' libraries before its pool forks
+# (properties.workers.import_model_libraries): a few seconds more to start, none in its first chunk.
+EVALSITE_WORKER_IMPORT_MODELS = env.bool("EVALSITE_WORKER_IMPORT_MODELS", default=True)
 EVALSITE_SWEEP_INTERVAL_S = env.float("EVALSITE_SWEEP_INTERVAL_S", default=30.0)
 EVALSITE_SWEEP_MARGIN_S = env.float("EVALSITE_SWEEP_MARGIN_S", default=60.0)
 EVALSITE_SEND_GRACE_S = env.float("EVALSITE_SEND_GRACE_S", default=60.0)

@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 
 # Exit status of a worker that the watchdog stopped: its supervisor restarts it.
 EXIT_POOL_HUNG = 75
+# The queue of the model-backed properties (the scorers' `queue`).
+MODEL_QUEUE = "models"
 
 # The worker this process belongs to: set in the worker's main process before its pool forks,
 # so that pool processes inherit it and record it on the chunks they begin.
@@ -74,6 +76,25 @@ def identify(hostname: str) -> str:
     global _worker_id
     _worker_id = f"{hostname}/{os.getpid()}-{uuid.uuid4().hex[:6]}"
     return _worker_id
+
+
+def import_model_libraries(consumed: Iterable[str]) -> None:
+    """In a worker's main process, before its pool forks: import the packaged models' libraries
+    when the worker takes the models queue (EVALSITE_WORKER_IMPORT_MODELS, on by default).
+
+    The first chunk a pool process scores then finds them imported, which was 3-4 s of its loading,
+    and the pool processes share the modules' pages with the main process."""
+    from django.conf import settings
+
+    from properties.scorers.runtime import models
+
+    if not settings.EVALSITE_WORKER_IMPORT_MODELS or MODEL_QUEUE not in consumed:
+        return
+    started = time.monotonic()
+    failed = models.import_model_libraries()
+    logger.info("model libraries imported before the pool starts, in %.1f s", time.monotonic() - started)
+    for name, why in failed.items():
+        logger.warning("could not import %s (the properties that need it will say so when used): %s", name, why)
 
 
 def count_received() -> None:

@@ -21,6 +21,9 @@ if "EVALSITE_DATA_DIR" not in os.environ:
     atexit.register(shutil.rmtree, _data_dir, ignore_errors=True)
 # The de-quantised causal LM is cached for the session, in the tests' own data folder.
 os.environ.setdefault("EVALSITE_MODEL_CACHE", os.path.join(os.environ["EVALSITE_DATA_DIR"], "models"))
+# Test workers start without importing the model libraries first (seconds per worker); the test of
+# that import turns it on.
+os.environ.setdefault("EVALSITE_WORKER_IMPORT_MODELS", "0")
 # Test scorers loaded as plugins by dotted path, in this process and in worker processes.
 os.environ.setdefault(
     "EVALSITE_SCORERS", "tests.plugins.SlowWordCount,tests.plugins.FailsOnBoom,tests.plugins.WordCountOnModels"

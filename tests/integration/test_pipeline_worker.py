@@ -47,6 +47,23 @@ def test_a_real_worker_scores_a_run(live_worker, settings):
     assert scoring.plan_job(run).total == 1
 
 
+def test_a_models_worker_imports_the_model_libraries_and_still_scores(worker_env):
+    # The libraries are imported in the worker's main process and the pool process forked from it
+    # loads the models: the ONNX sessions and torch must still run there.
+    run = make_run(["toxicity", "formality"], rows=2)
+    env = {**worker_env, "EVALSITE_WORKER_IMPORT_MODELS": "1"}
+    with servers.celery_worker(env, queues="cpu,models", concurrency=1) as worker:
+        job = wait_until_finished(scoring.plan_job(run), worker)
+    assert "model libraries imported before the pool starts" in worker.log()
+    assert (job.total, job.done, job.failed) == (4, 4, 0)
+    values = PropertyValue.objects.filter(run=run, property_name__in=["toxicity", "formality"])
+    assert sorted(values.values_list("property_name", "field", "status")) == [
+        (prop, field_name, "ok")
+        for prop in ("formality", "toxicity")
+        for field_name in ("input", "input", "output", "output")
+    ]
+
+
 def test_a_worker_killed_mid_task_loses_nothing(worker_env, tmp_path):
     markers = tmp_path / "markers"
     markers.mkdir()

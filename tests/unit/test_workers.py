@@ -94,3 +94,33 @@ def test_a_task_hands_the_heap_it_freed_back_to_the_system():
     done = subprocess.run([sys.executable, "-c", FREED_HEAP], capture_output=True, text=True, check=True)
     before, after = map(int, done.stdout.split())
     assert before - after > 150, (before, after)
+
+
+@pytest.mark.parametrize(
+    ("consumed", "setting", "imported"),
+    [
+        ({"models": None}, True, True),
+        ({"cpu": None, "models": None, "llm": None}, True, True),
+        ({"cpu": None, "llm": None}, True, False),
+        ({"models": None}, False, False),
+    ],
+)
+def test_a_models_worker_imports_the_model_libraries_before_its_pool_forks(
+    consumed, setting, imported, settings, monkeypatch
+):
+    from properties.scorers.runtime import models
+
+    calls = []
+    monkeypatch.setattr(models, "import_model_libraries", lambda: calls.append("imported") or {})
+    settings.EVALSITE_WORKER_IMPORT_MODELS = setting
+    workers.import_model_libraries(consumed)
+    assert calls == (["imported"] if imported else [])
+
+
+def test_the_model_libraries_import_and_a_missing_one_is_named(monkeypatch):
+    from properties.scorers.runtime import models
+
+    monkeypatch.setattr(models, "MODEL_LIBRARIES", ("json", "no_such_library_here"))
+    failed = models.import_model_libraries()
+    assert list(failed) == ["no_such_library_here"]
+    assert "ModuleNotFoundError" in failed["no_such_library_here"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import gc
 import hashlib
+import importlib
 import json
 import os
 import threading
@@ -59,6 +60,18 @@ EMBEDDING_MEMO = 20_000
 # is seen whole in the next window.
 WINDOW_TOKENS = 256
 WINDOW_OVERLAP = 64
+
+# The libraries the packaged default models run on (spaCy's thinc imports torch; transformers'
+# LLaMA code is Fluency's LM). A models worker imports them before its pool forks:
+# `import_model_libraries`.
+MODEL_LIBRARIES = (
+    "spacy",
+    "profanity_check",
+    "onnxruntime",
+    "tokenizers",
+    "transformers.models.llama.modeling_llama",
+    "transformers.models.auto.tokenization_auto",
+)
 
 _cache: dict[tuple[str, ...], Any] = {}
 # Re-entrant: loading a predictor loads its encoder through this cache too.
@@ -97,6 +110,25 @@ def cached(key: tuple[str, ...], load: Callable[[], T]) -> T:
             _cache[key] = found
             gc.freeze()
     return found
+
+
+def import_model_libraries() -> dict[str, str]:
+    """Import `MODEL_LIBRARIES`, loading no model, then freeze what they made (`gc.freeze`); returns
+    the libraries that could not be imported, with why.
+
+    For a worker's main process before its pool forks: importing them is most of a first chunk's
+    loading (spaCy 3.4 s with torch, scikit-learn's 1.7 s under the profanity SVM, transformers
+    4 s), and a forked pool process inherits the modules, sharing their memory pages. Only imports
+    are safe before a fork: a model's ONNX session or torch thread pool made in the parent would not
+    run in the child, so models still load in the pool process, on first use."""
+    failed = {}
+    for name in MODEL_LIBRARIES:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - the property that needs it reports it when used
+            failed[name] = f"{type(exc).__name__}: {exc}"
+    gc.freeze()
+    return failed
 
 
 def conversion_cache() -> Path:
