@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from properties.supervisor import Child, Supervisor
+from properties.workers import MODEL_QUEUE
 
 
 # --- the web server ------------------------------------------------------------------------------
@@ -35,7 +36,6 @@ def web_command(bind: str) -> list[str]:
 # Model-backed properties run in one process of their own: every model loaded once on the machine,
 # its intra-op threads using the cores (torch), instead of a copy of every model per pool process.
 # Cheap and LLM-judged properties get the pool of `--concurrency` processes.
-MODEL_QUEUE = "models"
 OTHER_QUEUES = "cpu,llm"
 
 

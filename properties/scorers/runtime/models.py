@@ -61,17 +61,10 @@ EMBEDDING_MEMO = 20_000
 WINDOW_TOKENS = 256
 WINDOW_OVERLAP = 64
 
-# The libraries the packaged default models run on (spaCy's thinc imports torch; transformers'
-# LLaMA code is Fluency's LM). A models worker imports them before its pool forks:
-# `import_model_libraries`.
-MODEL_LIBRARIES = (
-    "spacy",
-    "profanity_check",
-    "onnxruntime",
-    "tokenizers",
-    "transformers.models.llama.modeling_llama",
-    "transformers.models.auto.tokenization_auto",
-)
+# The libraries most packaged default models run on (spaCy's thinc imports torch). A models worker
+# imports them before its pool forks (`import_model_libraries`). Not transformers: only Fluency's LM
+# needs it, and its 4 s would delay every models worker's start, a RAG project's included.
+MODEL_LIBRARIES = ("spacy", "profanity_check", "onnxruntime", "tokenizers")
 
 _cache: dict[tuple[str, ...], Any] = {}
 # Re-entrant: loading a predictor loads its encoder through this cache too.
@@ -117,8 +110,8 @@ def import_model_libraries() -> dict[str, str]:
     the libraries that could not be imported, with why.
 
     For a worker's main process before its pool forks: importing them is most of a first chunk's
-    loading (spaCy 3.4 s with torch, scikit-learn's 1.7 s under the profanity SVM, transformers
-    4 s), and a forked pool process inherits the modules, sharing their memory pages. Only imports
+    loading (spaCy 3.4 s with torch, scikit-learn's 1.7 s under the profanity SVM), and a forked
+    pool process inherits the modules, sharing their memory pages. Only imports
     are safe before a fork: a model's ONNX session or torch thread pool made in the parent would not
     run in the child, so models still load in the pool process, on first use."""
     failed = {}
