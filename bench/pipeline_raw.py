@@ -7,7 +7,8 @@ rows of its largest chunk), go straight to the models the property calls, with t
 - Toxicity, Avoided Answer, PII Risk: `bench.properties_models.raw_call` (encoder, packaged
   classifiers and heads; the NER model and detectors for PII), on each field the property scores;
 - Relevance, Retrieval Relevance, Context Relevancy, Information Density: `bench.properties_rag.RAW`
-  (cross-encoder pairs; spaCy and the Avoided Answer head for density);
+  (cross-encoder pairs: Relevance's per output window and per sentence, with MiniLM on one-phrase
+  answers; spaCy and the Avoided Answer head for density);
 - Grounded in Context: `bench.nli_dev.raw_inputs` and `run_raw` (encoder, cross-encoder, spaCy NER).
 
 Every model is loaded and warmed up on two rows first; then the models' memos are cleared once and
