@@ -62,11 +62,17 @@ class Supervisor:
     def __init__(self, children: list[Child], log: Callable[[str], None]) -> None:
         self.children = children
         self.log = log
+        self.stop_signal: int | None = None
+
+    def request_stop(self, signum: int) -> None:
+        """Called from a signal handler: the loop stops at its next turn."""
+        self.stop_signal = signum
 
     def start(self) -> None:
         now = time.monotonic()
         for child in self.children:
-            child.start(now)
+            if self.stop_signal is None:
+                child.start(now)
 
     def check(self, now: float) -> None:
         """Restart what is due, and schedule the restart of what exited since the last check."""
@@ -82,10 +88,11 @@ class Supervisor:
                 child.restart_at = now + delay
                 self.log(f"{child.name} exited with status {code}; restarting in {delay:g} s")
 
-    def run_forever(self) -> None:
-        while True:
+    def run_until_stopped(self) -> None:
+        while self.stop_signal is None:
             self.check(time.monotonic())
             time.sleep(POLL_S)
+        self.log(f"{signal.Signals(self.stop_signal).name} received; stopping")
 
     def stop(self, timeout: float = STOP_TIMEOUT_S) -> None:
         """SIGTERM every child's process group, wait, then SIGKILL what is left."""

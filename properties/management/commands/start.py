@@ -65,6 +65,26 @@ def beat_command() -> list[str]:
     return [sys.executable, "-m", "celery", "-A", "evalsite", "beat", "--loglevel=INFO"]
 
 
+# --- stopping ------------------------------------------------------------------------------------
+# Ctrl-C, a service manager or `timeout` (SIGTERM), a closed terminal (SIGHUP): each stops the
+# children too instead of orphaning them. The signal often comes twice, or as two kinds: `make run`
+# passes a SIGTERM to its child while the same signal reaches its whole process group. The first
+# one starts the stop; later ones are ignored, so that none can end the stop half-way with
+# children still running. The handler only records the request (the supervisor's loop acts on it):
+# an exception raised at an arbitrary point could leave a child just forked untracked.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def stop_on_signals(supervisor: Supervisor) -> None:
+    def request_stop(signum: int, _frame) -> None:
+        for other in STOP_SIGNALS:
+            signal.signal(other, signal.SIG_IGN)
+        supervisor.request_stop(signum)
+
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, request_stop)
+
+
 class Command(BaseCommand):
     help = "Run the web server, the Celery workers and Celery beat together, restarting any that exits."
 
@@ -84,14 +104,11 @@ class Command(BaseCommand):
             Child("beat", beat_command()),
         ]
         supervisor = Supervisor(children, log=self.log)
-        # SIGTERM (a service manager, `timeout`) must stop the children too, not orphan them.
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-        supervisor.start()
-        self.stdout.write(self.style.SUCCESS(f"Evalsite is running at http://{bind}/  (Ctrl-C stops it)"))
+        stop_on_signals(supervisor)
         try:
-            supervisor.run_forever()
-        except KeyboardInterrupt:
-            pass
+            supervisor.start()
+            self.stdout.write(self.style.SUCCESS(f"Evalsite is running at http://{bind}/  (Ctrl-C stops it)"))
+            supervisor.run_until_stopped()
         finally:
             supervisor.stop()
 

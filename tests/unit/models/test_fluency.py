@@ -75,7 +75,7 @@ def test_a_long_text_is_the_mean_of_its_sentences(fluency) -> None:
 
 def test_spacing_does_not_move_the_value(fluency) -> None:
     plain, spaced = fluency.run_batch([GOOD, "  " + GOOD.replace(" after ", "   after\n ") + "\n"])
-    assert plain.value == spaced.value
+    assert plain.value == pytest.approx(spaced.value, abs=1e-3)
 
 
 def test_model_id_names_the_lm_its_precision_and_the_head(fluency) -> None:
@@ -119,7 +119,9 @@ def test_bfloat16_weight_copies_give_autocasts_numbers(fluency, monkeypatch) -> 
         copies = lm._run(input_ids=ids).logits
         autocast = lm.model(input_ids=ids).logits
     assert lm._bf16_weights is not None and copies.dtype == torch.bfloat16
-    assert torch.equal(copies, autocast)
+    # The same matrix products on the same bfloat16 numbers; a tolerance, as threads may split
+    # the sums differently between the two passes.
+    assert torch.allclose(copies.float(), autocast.float(), rtol=0.01, atol=0.05)
     assert lm.model.lm_head.weight.dtype == torch.float32, "the float32 weights stay for float32 passes"
 
 
@@ -196,12 +198,22 @@ def test_a_sentence_value_is_the_mean_of_head_and_adapter(fluency, lm, monkeypat
 def test_the_de_quantised_lm_is_cached_and_reads_the_same(lm, tmp_path) -> None:
     """The session's first load converted the GGUF file and kept the fp32 weights; a new process
     (here: a load that bypasses the in-process cache) reads them back and computes the same numbers."""
+    import torch
+
     gguf = causal_lm._packaged_gguf("fluency")
     folder = causal_lm.models.conversion_cache() / f"{causal_lm.PACKAGED_LM}-{causal_lm.models.weights_digest(gguf)}"
     assert causal_lm._verified(folder)
     again = causal_lm._load_packaged("fluency", gguf, lm.model_id, "")
+    # The weights read back are the weights kept, to the bit: reading a file is exact.
+    kept, read = lm.model.state_dict(), again.model.state_dict()
+    assert sorted(kept) == sorted(read)
+    assert all(torch.equal(kept[name], read[name]) for name in kept)
+    # Features are forward passes, which threads and load order may round differently in
+    # bfloat16: close, within a tolerance far below what another model or text would move.
     texts = [GOOD, PAIRS[0][1]]
-    assert np.array_equal(again.features(texts), lm.features(texts))
+    features, features_again = lm.features(texts), again.features(texts)
+    assert np.allclose(features_again, features, rtol=0.02, atol=0.02), np.abs(features_again - features).max()
+    assert not np.allclose(features[0], features[1], rtol=0.02, atol=0.02), "the tolerance tells two texts apart"
     # An altered copy is not trusted: it would be converted again from the GGUF file.
     altered = tmp_path / folder.name
     altered.mkdir()
