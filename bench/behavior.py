@@ -5,9 +5,9 @@
 Prints one line per property (passed / cases, and per kind: minimum functionality, invariance,
 directional), then every failing case with its reason. The test suite runs the same suites and
 fails below 95% (tests/behavior/test_behavior.py). `--write` records each property's pass rate
-in properties/report_card.json, which the property pages show. The suites of LLM-judged properties
+in properties/quality/report_card.json, which the property pages show. The suites of LLM-judged properties
 run with the judge model named in EVALSITE_BEHAVIOR_JUDGE (JSON options per property, see
-evalsite/behavior.py), say why they were not run without it, and are never written to the report
+evalsite/sdk/behavior.py), say why they were not run without it, and are never written to the report
 card: their pass rate is the judge model's, not the packaged defaults'.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from evalsite.behavior import load_suite, run_suite, suites_in  # noqa: E402
+from evalsite.sdk.behavior import load_suite, run_suite, suites_in  # noqa: E402
 
 SUITES = Path(__file__).resolve().parents[1] / "tests" / "behavior"
 
@@ -30,7 +30,9 @@ def main() -> None:
     parser.add_argument("paths", nargs="*", type=Path, default=[SUITES])
     parser.add_argument("--property", action="append", default=[], help="only these properties")
     parser.add_argument("--verbose", action="store_true", help="print every case, passing ones too")
-    parser.add_argument("--write", action="store_true", help="record the pass rates in properties/report_card.json")
+    parser.add_argument(
+        "--write", action="store_true", help="record the pass rates in properties/quality/report_card.json"
+    )
     args = parser.parse_args()
     files = [file for path in args.paths for file in (suites_in(path) if path.is_dir() else [path])]
     print(f"{'property':<24} {'passed':>9} {'rate':>6}  {'MFT':>7} {'INV':>7} {'DIR':>7} {'s':>6}")
@@ -73,7 +75,7 @@ def main() -> None:
     for reason in skipped:
         print(f"not run: {reason}")
     if args.write:
-        from properties import report_card
+        from properties.quality import report_card
 
         report_card.write_behaviour(rates, models=measured_with)
         print(f"wrote {len(rates)} pass rates to {report_card.PATH}")

@@ -111,8 +111,8 @@ def run_case(case: dict) -> dict:
     django.setup()
     from django.core.management import call_command
 
-    from properties import ingest
     from properties.models import Project
+    from properties.uploads import ingest
 
     call_command("migrate", verbosity=0)
     if case["batch_size"]:

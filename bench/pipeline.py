@@ -269,8 +269,8 @@ def value_counts(run: Any) -> dict[str, int]:
 def score_half(project: Any, name: str, path: Path, expected: int, fleet: Any) -> dict[str, Any]:
     from django.db.models import Min
 
-    from properties import ingest
     from properties.models import PropertyValue, ScoringChunk
+    from properties.uploads import ingest
 
     started = time.time()
     upload = ingest.ingest_path(project, name, path, start_scoring=True)
@@ -294,7 +294,8 @@ def score_half(project: Any, name: str, path: Path, expected: int, fleet: Any) -
 def score_every_model(project: Any, path: Path, properties: list[str], chunk: int, fleet: Any) -> dict[str, Any]:
     from django.test import override_settings
 
-    from properties import ingest, scoring
+    from properties.pipeline import scoring
+    from properties.uploads import ingest
 
     upload = ingest.ingest_path(project, "every default model", path)
     started = time.time()
@@ -326,14 +327,14 @@ def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]
     from django.core.management import call_command
 
     from bench import pipeline_raw
-    from properties import project_templates, scoring
     from properties.models import Project
+    from properties.projects import project_templates
 
     call_command("migrate", verbosity=0)
     project = Project(name="pipeline bench")
     project_templates.apply(project, TEMPLATE)
     project.save()
-    every_model = list(dict.fromkeys([*scoring.default_properties(), *project.enabled_properties]))
+    every_model = list(dict.fromkeys([*project_templates.default_properties(), *project.enabled_properties]))
     files = {name: write_jsonl(half, data / f"{name}.jsonl") for name, half in rows.items()}
     all_models_file = write_jsonl(rows["short"][: options["all_models_rows"]], data / "every-model.jsonl")
     result: dict[str, Any] = {"properties": project.enabled_properties, "every_model": every_model, "halves": {}}
@@ -383,7 +384,7 @@ CHEAP_START = """
 import sys, time
 mode, path, properties = sys.argv[1:4]
 if mode == "cli":
-    from evalsite.cli import main
+    from evalsite.sdk.cli import main
     main(["score", path, "--properties", properties, "--quiet"])
 else:
     import asyncio, json
@@ -404,7 +405,7 @@ def cli_environment(data: Path, model_cache: str) -> dict[str, str]:
 def evalsite_score(path: Path, properties: list[str], env: dict[str, str]) -> float:
     """Wall seconds of `evalsite score` on a file, loading included."""
     script = Path(sys.executable).with_name("evalsite")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "evalsite.cli"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "evalsite.sdk.cli"]
     started = time.perf_counter()
     done = subprocess.run(
         [*command, "score", str(path), "--properties", ",".join(properties), "--quiet"],
@@ -444,15 +445,15 @@ def measure_commands(short: list[Row], cli_rows: int, model_cache: str) -> dict[
     with tempfile.TemporaryDirectory(prefix="evalsite-bench-cli-") as folder:
         data = Path(folder)
         configure(data, None, model_cache)
-        from evalsite.bootstrap import setup
+        from evalsite.sdk.bootstrap import setup
 
         setup()
-        from properties import project_templates, scoring
+        from properties.projects import project_templates
         from properties.scorers import registry
 
         env = cli_environment(data, model_cache)
         rag = list(project_templates.get(TEMPLATE).properties)
-        default = scoring.default_properties()
+        default = project_templates.default_properties()
         cheap = [name for name in default if registry.get(name).queue == "cpu"]
         rows_file = write_jsonl(short[:cli_rows], data / "short.jsonl")
         one_row = write_jsonl(short[:CHEAP_ROW_FILE_ROWS], data / "one.jsonl")

@@ -116,7 +116,7 @@ def wrap_spacy() -> None:
 def install() -> None:
     import punkt
 
-    from properties import scoring
+    from properties.pipeline import scoring
     from properties.scorers.runtime import causal_lm, cross_encoder, lm_adapter, models, pii_model, toxic_bilstm
 
     wrap(punkt, "sent_tokenize", "split")

@@ -6,7 +6,7 @@ Scores every labelled file that an entry of `ENTRIES` names (default folder: ../
 through the scorer API, and prints per file: rows, ROC-AUC, balanced accuracy at the property's
 documented threshold, items/s, the target and whether it is met. Files in the same format from any
 folder work: an entry matches a file by name. To add a property, add entries. `--write` records
-the figures in properties/report_card.json, which the property pages show.
+the figures in properties/quality/report_card.json, which the property pages show.
 """
 
 from __future__ import annotations
@@ -210,7 +210,9 @@ def main() -> None:
     parser.add_argument("--property", action="append", help="only these properties (repeatable)")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--json", type=Path, help="also write the results here")
-    parser.add_argument("--write", action="store_true", help="record the figures in properties/report_card.json")
+    parser.add_argument(
+        "--write", action="store_true", help="record the figures in properties/quality/report_card.json"
+    )
     args = parser.parse_args()
     results = []
     print(f"{'file':<36} {'property':<22} {'rows':>5} {'ROC-AUC':>8} {'bal.acc':>8} {'thr':>5} {'items/s':>8}  target")
@@ -221,7 +223,7 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     if args.write:
-        from properties import report_card
+        from properties.quality import report_card
 
         report_card.write_quality(results)
         print(f"wrote {len(results)} figures to {report_card.PATH}")

@@ -69,8 +69,8 @@ def measure(database_url: str, interactions: int, repeat: int) -> dict:
     from django.test import Client
     from django.test.utils import setup_test_environment
 
-    from properties import scoring
     from properties.models import Run, ScoringChunk
+    from properties.pipeline import scoring
     from properties.scorers import registry
 
     setup_test_environment()

@@ -1,4 +1,5 @@
-"""Evalsite. The Django project, and the Python API (docs/python-api.md):
+"""Evalsite. The site (settings, urls, the Celery app) is in this package; the public Python API
+(docs/python-api.md) is in `evalsite.sdk`, and reached through the names below:
 
     from evalsite import Scorer, TestSuite, Evaluation   # Arthur Bench's and Weave's names
     import evalsite as weave                              # weave.init, op, Model, Evaluation
@@ -11,13 +12,13 @@ nothing else has configured it.
 
 from typing import Any
 
-from evalsite.bootstrap import setup
+from evalsite.sdk.bootstrap import setup
 
 __all__ = ["Evaluation", "Model", "Score", "Scorer", "Span", "TestSuite", "celery_app", "init", "op", "setup"]
 
 _SCORING = {"Scorer", "Score", "Span"}
 _WEAVE = {"init", "op"}
-_NEEDS_DJANGO = {"TestSuite": "evalsite.suites", "Evaluation": "evalsite.evaluation"}
+_NEEDS_DJANGO = {"TestSuite": "evalsite.sdk.suites", "Evaluation": "evalsite.sdk.evaluation"}
 
 
 def __getattr__(name: str) -> Any:
@@ -33,9 +34,9 @@ def __getattr__(name: str) -> Any:
     if name in _SCORING:
         return getattr(importlib.import_module("properties.scorers.base"), name)
     if name in _WEAVE:
-        return getattr(importlib.import_module("evalsite.ops"), name)
+        return getattr(importlib.import_module("evalsite.sdk.ops"), name)
     if name == "Model":
-        return importlib.import_module("evalsite.weave_model").Model
+        return importlib.import_module("evalsite.sdk.weave_model").Model
     if name in _NEEDS_DJANGO:
         setup()
         return getattr(importlib.import_module(_NEEDS_DJANGO[name]), name)

@@ -12,10 +12,10 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-# Worker health (properties/workers.py): imported when a worker starts, after Django is set up.
+# Worker health (properties/pipeline/workers.py): imported when a worker starts, after Django is set up.
 @signals.worker_init.connect
 def _name_worker(sender, **kwargs) -> None:
-    from properties import workers
+    from properties.pipeline import workers
 
     workers.identify(sender.hostname)
 
@@ -23,34 +23,34 @@ def _name_worker(sender, **kwargs) -> None:
 # Before the pool forks, so that pool processes inherit the imports (a models worker only).
 @signals.worker_init.connect
 def _import_model_libraries(sender, **kwargs) -> None:
-    from properties import workers
+    from properties.pipeline import workers
 
     workers.import_model_libraries(sender.app.amqp.queues.consume_from)
 
 
 @signals.worker_ready.connect
 def _start_heartbeat(sender, **kwargs) -> None:
-    from properties import workers
+    from properties.pipeline import workers
 
     workers.start_heartbeat(sender.controller)
 
 
 @signals.worker_shutdown.connect
 def _record_stop(sender, **kwargs) -> None:
-    from properties import workers
+    from properties.pipeline import workers
 
     workers.stopped(reason="shutdown")
 
 
 @signals.task_received.connect
 def _count_received(sender, **kwargs) -> None:
-    from properties import workers
+    from properties.pipeline import workers
 
     workers.count_received()
 
 
 @signals.task_postrun.connect
 def _return_freed_memory(sender, **kwargs) -> None:
-    from properties import workers
+    from properties.pipeline import workers
 
     workers.return_freed_memory()

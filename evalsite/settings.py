@@ -40,7 +40,7 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=
 # static/ (no inline script, style or event handler), and no other site may frame them.
 # plotly.js (static/vendor/plotly, the copy the plotly package ships) adds two <style> elements of
 # its own: empty ones that it fills through the CSSOM (its mode bar's rules), and the stylesheet of
-# its map traces. These hashes allow exactly those two texts; tests/unit/test_security_headers.py
+# its map traces. These hashes allow exactly those two texts; tests/unit/web/test_security_headers.py
 # recomputes them from the vendored file.
 PLOTLY_STYLE_HASHES = [
     "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",
@@ -236,7 +236,7 @@ elif CELERY_BROKER_URL.startswith("sqla+"):
     CELERY_WORKER_PREFETCH_MULTIPLIER = 4
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 
-# Nothing lost or stuck when a worker dies (properties/workers.py, properties/sweeper.py). Workers
+# Nothing lost or stuck when a worker dies (properties/pipeline/workers.py, properties/pipeline/sweeper.py). Workers
 # write a heartbeat every EVALSITE_WORKER_HEARTBEAT_S seconds; one silent for EVALSITE_WORKER_STALE_S
 # is gone. A worker whose pool takes no task for EVALSITE_WORKER_HANG_S while tasks wait and a pool
 # process is free stops itself, to be restarted. Celery beat runs the sweeper every
@@ -246,7 +246,7 @@ EVALSITE_WORKER_HEARTBEAT_S = env.float("EVALSITE_WORKER_HEARTBEAT_S", default=5
 EVALSITE_WORKER_STALE_S = env.float("EVALSITE_WORKER_STALE_S", default=30.0)
 EVALSITE_WORKER_HANG_S = env.float("EVALSITE_WORKER_HANG_S", default=30.0)
 # A worker that takes the models queue imports the packaged models' libraries before its pool forks
-# (properties.workers.import_model_libraries): a few seconds more to start, none in its first chunk.
+# (properties.pipeline.workers.import_model_libraries): a few seconds more to start, none in its first chunk.
 EVALSITE_WORKER_IMPORT_MODELS = env.bool("EVALSITE_WORKER_IMPORT_MODELS", default=True)
 EVALSITE_SWEEP_INTERVAL_S = env.float("EVALSITE_SWEEP_INTERVAL_S", default=30.0)
 EVALSITE_SWEEP_MARGIN_S = env.float("EVALSITE_SWEEP_MARGIN_S", default=60.0)

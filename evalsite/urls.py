@@ -14,6 +14,6 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/", api.urls()),
-    path("settings/api-tokens/", include("properties.token_urls")),
-    path("", include("properties.urls")),
+    path("settings/api-tokens/", include("properties.web.token_urls")),
+    path("", include("properties.web.urls")),
 ]

@@ -9,8 +9,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from properties import ingest, project_templates, scoring
 from properties.models import Membership, Project
+from properties.projects import project_templates
+from properties.uploads import ingest
 
 DEMO_USERNAME = "demo"
 DEMO_PROJECT = "Demo: support assistant"
@@ -38,7 +39,7 @@ def create_demo() -> tuple[str | None, Project]:
         if settings.EVALSITE_DEFAULT_PROPERTIES:
             # The operator chose what new projects score by default (cheap properties on a machine
             # without models, say): the demo scores those, with the RAG template's key properties.
-            project.enabled_properties = scoring.default_properties()
+            project.enabled_properties = project_templates.default_properties()
         project.save()
         project.add_member(user, Membership.Role.OWNER)
         # Scored through the pipeline: a worker plans the job once this transaction commits.

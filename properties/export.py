@@ -12,10 +12,10 @@ from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest
 
-from properties import criteria
-from properties.comparison import match_interactions
-from properties.datascreen import property_addresses, values_by_interaction
+from properties.compare.comparison import match_interactions
 from properties.models import Interaction, PropertyValue, Run
+from properties.quality import criteria
+from properties.screen.datascreen import property_addresses, values_by_interaction
 
 EXPORT_PAGE = 1000
 # Chunks (CSV rows, JSON records) taken from the database per step when streaming under ASGI.

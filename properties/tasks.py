@@ -6,8 +6,9 @@ from django.db import OperationalError
 # The project's Celery app (its broker from Django's settings) must be the current app before these
 # tasks are sent; the `evalsite` package imports it only on demand.
 from evalsite.celery import app as _app  # noqa: F401
-from properties import annotation, deletion, dispatch, previews, scoring, sweeper, workers
+from properties.annotations import annotation
 from properties.models import ScoringChunk
+from properties.pipeline import deletion, dispatch, previews, scoring, sweeper, workers
 
 
 class ChunkTask(DjangoTask):

@@ -2,8 +2,8 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from properties.criteria import is_not_applicable
 from properties.models import PropertyValue
+from properties.quality.criteria import is_not_applicable
 
 register = template.Library()
 
@@ -32,7 +32,7 @@ def percent(fraction: float | None) -> str:
 @register.simple_tag
 def queue_problems(job) -> list:
     """The queues this unfinished job has work waiting on that no live worker takes (worker heartbeats)."""
-    from properties import workers
+    from properties.pipeline import workers
 
     if job is None or job.is_finished:
         return []

@@ -1,6 +1,6 @@
 """Every property's behaviour suite (tests/behavior/<property>.yaml) passes at least 95% of its cases,
 and every case marked `required` passes (the failures users reported first). The suites of the
-LLM-judged properties run only where EVALSITE_BEHAVIOR_JUDGE names a judge model (evalsite/behavior.py)."""
+LLM-judged properties run only where EVALSITE_BEHAVIOR_JUDGE names a judge model (evalsite/sdk/behavior.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import pytest  # noqa: E402
 
-from evalsite.behavior import load_suite, run_suite, suites_in  # noqa: E402
+from evalsite.sdk.behavior import load_suite, run_suite, suites_in  # noqa: E402
 
 SUITES = Path(__file__).resolve().parent
 BAR = 0.95

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from properties.models import PromptProperty
 from tests.e2e.test_data_screen_journey import log_in
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
-from tests.unit.test_datascreen import add_value
+from tests.unit.screen.test_datascreen import add_value
 
 pytestmark = pytest.mark.e2e
 

@@ -21,8 +21,8 @@ import redis
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from properties import scoring
 from properties.models import Interaction, PropertyValue, ScoringJob, WorkerHeartbeat
+from properties.pipeline import scoring
 from tests import servers
 from tests.conftest import celery_broker, database_url_for_workers
 from tests.factories import ProjectFactory, RunFactory, UserFactory

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from properties import scoring
 from properties.models import PropertyValue, ScoringJob
+from properties.pipeline import scoring
 from tests import servers
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
-from evalsite.cli import main
+from evalsite.sdk.cli import main
 from properties.models import ApiToken
 from tests.factories import UserFactory
 
@@ -95,7 +95,7 @@ def test_readme_examples(tmp_path, monkeypatch):
 
 
 def test_the_pass_or_fail_defaults_in_the_docs_are_the_codes():
-    from properties import criteria
+    from properties.quality import criteria
 
     text = (DOCS / "data-screen.md").read_text()
     for name, criterion in criteria.DEFAULTS.items():

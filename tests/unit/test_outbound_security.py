@@ -12,11 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.urls import reverse
 
-from properties import scoring
-from properties.forms import store_project_key
 from properties.models import PropertyValue
+from properties.pipeline import scoring
 from properties.scorers.llm.judges import LLMHallucinationFree
 from properties.scorers.net import policy
+from properties.web.forms import store_project_key
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 
 pytest_plugins = ["tests.unit.llm_server"]

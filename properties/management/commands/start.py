@@ -8,8 +8,8 @@ import sys
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from properties.pipeline.workers import MODEL_QUEUE
 from properties.supervisor import Child, Supervisor
-from properties.workers import MODEL_QUEUE
 
 
 # --- the web server ------------------------------------------------------------------------------
@@ -61,7 +61,7 @@ def worker_command(concurrency: int, queues: str = "cpu,models,llm", name: str =
 
 
 def beat_command() -> list[str]:
-    # Sends the sweep (properties.sweeper) on schedule; its schedule file is in the data folder.
+    # Sends the sweep (properties.pipeline.sweeper) on schedule; its schedule file is in the data folder.
     return [sys.executable, "-m", "celery", "-A", "evalsite", "beat", "--loglevel=INFO"]
 
 

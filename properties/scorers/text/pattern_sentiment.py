@@ -6,7 +6,7 @@ that then reads about 10,000 texts a second. The analyser itself lives in one mo
 `textblob/_text.py`, which needs only the standard library. This module loads that file as a module
 of its own and configures it exactly as `textblob/en/__init__.py` does (the same lexicon file,
 negations, modifiers and tokenizer, and the same `load` that adds the "-ly" adverbs): the same
-analyser, the same numbers, in about 0.1 s. `tests/unit/test_pattern_sentiment.py` checks it gives
+analyser, the same numbers, in about 0.1 s. `tests/unit/scorers/test_pattern_sentiment.py` checks it gives
 TextBlob's values.
 """
 

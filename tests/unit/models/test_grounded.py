@@ -148,7 +148,7 @@ def test_the_data_screen_marks_the_ungrounded_statement_and_its_closest_passage(
     """Through the pipeline's own scoring and storing, then the detail pane, as a user sees it."""
     from django.urls import reverse
 
-    from properties import scoring
+    from properties.pipeline import scoring
     from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 
     user = UserFactory()

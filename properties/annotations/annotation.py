@@ -1,0 +1,155 @@
+"""Annotations: a person's labels, the auto-annotation job, and the run's score."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from properties.annotations import rules
+from properties.models import Annotation, AnnotationSource, Interaction, PropertyValue, Run, ScoringChunk, ScoringJob
+from properties.pipeline import dispatch
+
+# Interactions evaluated per query page: values for a page of this size are a few thousand rows.
+RULES_PAGE = 2000
+
+
+def rules_for(run: Run) -> list[rules.Block]:
+    return rules.parse_rules(run.project.annotation_rules or rules.default_rules_text())
+
+
+def plan_annotation(run: Run) -> ScoringJob:
+    """A job on the pipeline that applies the project's rules to every interaction of the run."""
+    with transaction.atomic():
+        job = ScoringJob.objects.create(
+            run=run, kind=ScoringJob.Kind.ANNOTATION, total=run.interactions.count(), properties=[]
+        )
+        dispatch.send_on_commit([job.chunks.create(kind=ScoringChunk.Kind.ANNOTATE, queue="cpu")])
+    return job
+
+
+def run_annotation_job(job_id: int) -> None:
+    job = ScoringJob.objects.select_related("run__project").filter(pk=job_id).first()
+    if job is None or job.is_finished:
+        return
+    try:
+        blocks = rules_for(job.run)
+    except rules.RulesError as exc:
+        job.record_chunk(done=0, failed=job.total - job.processed, error=f"the annotation rules are invalid: {exc}")
+        return
+    # Re-applying every page is idempotent, so a redelivered job simply starts over.
+    ScoringJob.objects.filter(pk=job.pk).update(done=0, failed=0)
+    last = 0
+    while True:
+        page = list(job.run.interactions.filter(pk__gt=last).order_by("pk")[:RULES_PAGE])
+        if not page:
+            break
+        apply_rules(blocks, page)
+        job.record_chunk(done=len(page), failed=0)
+        last = page[-1].pk
+    # Interactions deleted while the job ran still count, so the job always ends.
+    with transaction.atomic():
+        ScoringJob.objects.filter(pk=job.pk).exclude(status__in=ScoringJob.FINISHED).update(
+            status=ScoringJob.Status.DONE, finished_at=timezone.now(), total=job.processed
+        )
+        job.chunks.filter(kind=ScoringChunk.Kind.ANNOTATE, state=ScoringChunk.State.OPEN).update(
+            state=ScoringChunk.State.DONE, finished_at=timezone.now()
+        )
+
+
+def apply_rules(blocks: list[rules.Block], interactions: list[Interaction]) -> None:
+    wanted = rules.addresses(blocks)
+    values = _values_for([i.pk for i in interactions], wanted)
+    for interaction in interactions:
+        label, reason = rules.decide(blocks, values.get(interaction.pk, {}))
+        interaction.estimated_annotation = label
+        if interaction.annotation_source != AnnotationSource.PERSON:
+            interaction.annotation = label
+            interaction.annotation_reason = reason
+            interaction.annotation_source = AnnotationSource.ESTIMATED if label != "unknown" else AnnotationSource.NONE
+    Interaction.objects.bulk_update(
+        interactions, ["estimated_annotation", "annotation", "annotation_reason", "annotation_source"]
+    )
+
+
+def _values_for(ids: list[int], wanted: set[tuple[str, str]]) -> dict[int, dict[str, float | str]]:
+    if not wanted:
+        return {}
+    which = Q()
+    for prop, field_name in wanted:
+        which |= Q(property_name=prop, field=field_name)
+    result: dict[int, dict[str, float | str]] = {}
+    rows = PropertyValue.objects.filter(which, interaction_id__in=ids, status=PropertyValue.Status.OK)
+    for value in rows.only("interaction_id", "property_name", "field", "value", "label"):
+        result.setdefault(value.interaction_id, {})[value.address] = value.label or value.value
+    return result
+
+
+def annotate_by_person(interaction: Interaction, annotation: str, reason: str) -> None:
+    """A person's label overrides any estimate; "unknown" clears it back to the estimate."""
+    if annotation == Annotation.UNKNOWN and interaction.estimated_annotation:
+        interaction.annotation = interaction.estimated_annotation
+        interaction.annotation_source = (
+            AnnotationSource.ESTIMATED if interaction.estimated_annotation != "unknown" else AnnotationSource.NONE
+        )
+        interaction.annotation_reason = ""
+        interaction.save(update_fields=["annotation", "annotation_reason", "annotation_source"])
+        return
+    interaction.annotate(annotation, reason, by_person=annotation != Annotation.UNKNOWN)
+
+
+@dataclass(frozen=True)
+class RunScore:
+    good: int
+    bad: int
+    person_good: int
+    person_bad: int
+    agreement_count: int
+    agreement_total: int
+
+    @property
+    def score(self) -> float | None:
+        """Share of good among annotated interactions, estimates included."""
+        annotated = self.good + self.bad
+        return self.good / annotated if annotated else None
+
+    @property
+    def person_score(self) -> float | None:
+        """The same, counting a person's labels only."""
+        annotated = self.person_good + self.person_bad
+        return self.person_good / annotated if annotated else None
+
+    @property
+    def agreement(self) -> float | None:
+        """How often the estimate matches the person's label, where both exist."""
+        return self.agreement_count / self.agreement_total if self.agreement_total else None
+
+
+def run_score(run: Run) -> RunScore:
+    return run_scores([run])[run.pk][1]
+
+
+def run_scores(runs: list[Run]) -> dict[int, tuple[int, RunScore]]:
+    """{run id: (interactions, score)} for several runs, in one query that the covering index
+    (run, annotation, source, estimate) answers: a few groups, tallied here."""
+    rows = (
+        Interaction.objects.filter(run__in=runs)
+        .values_list("run_id", "annotation", "annotation_source", "estimated_annotation")
+        .annotate(n=Count("*"))
+        .order_by()
+    )
+    tallies = {run.pk: dict.fromkeys(("interactions", *RunScore.__dataclass_fields__), 0) for run in runs}
+    for run_id, label, source, estimate, n in rows:
+        tally = tallies[run_id]
+        tally["interactions"] += n
+        if label not in ("good", "bad"):
+            continue
+        tally[label] += n
+        if source == AnnotationSource.PERSON:
+            tally[f"person_{label}"] += n
+            if estimate in ("good", "bad"):
+                tally["agreement_total"] += n
+                tally["agreement_count"] += n if estimate == label else 0
+    return {pk: (tally.pop("interactions"), RunScore(**tally)) for pk, tally in tallies.items()}

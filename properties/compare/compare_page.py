@@ -1,0 +1,108 @@
+"""What the comparison page shows: the chosen properties of the chosen runs, as tables and charts, and
+the row-by-row changes of two runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.http import QueryDict
+
+from properties.annotations import annotation
+from properties.compare import charts, comparison
+from properties.compare.comparison import PropertyComparison, RunSummary
+from properties.models import Project, Run
+from properties.quality import criteria
+from properties.screen import datascreen
+from properties.screen import page as screen
+
+DIFF_PAGE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One run's line in a property's table."""
+
+    run: Run
+    colour: str
+    stat: comparison.RunStat | None
+    interval: tuple[float, float] | None
+    # For a property of labels: each label's share of this run's values.
+    shares: list[tuple[str, float]]
+
+
+@dataclass(frozen=True)
+class PropertyCard:
+    comparison: PropertyComparison
+    rows: list[RunRow]
+    figures: list[tuple[str, dict[str, Any]]]
+
+
+def available_addresses(runs: list[Run]) -> list[str]:
+    return sorted({address for run in runs for address in datascreen.property_addresses(run)})
+
+
+def chosen_addresses(project: Project, params: QueryDict, addresses: list[str]) -> list[str]:
+    """The properties the user picked (`prop=`), else the project's key ones."""
+    picked = [address for address in params.getlist("prop") if address in addresses]
+    return picked or screen.key_addresses(project, addresses)
+
+
+def page_context(project: Project, runs: list[Run], params: QueryDict) -> dict[str, Any]:
+    """The whole page. The row-by-row changes come as a fragment, unless the URL names their
+    property (a browser without JavaScript submitted the property form)."""
+    addresses = available_addresses(runs)
+    chosen = chosen_addresses(project, params, addresses)
+    colours = charts.run_colours(runs)
+    scores = annotation.run_scores(runs)
+    summaries = [RunSummary(run, *scores[run.pk]) for run in runs]
+    cards = []
+    for number, compared in enumerate(comparison.compare_properties(runs, chosen, project)):
+        rows = []
+        for run in runs:
+            stat, shares = compared.stats.get(run.pk), compared.label_shares(run.pk)
+            rows.append(RunRow(run, colours[run.pk], stat, compared.interval(run.pk), shares))
+        figures = [(f"chart-{number}-distribution", charts.distribution_figure(compared, runs, colours))]
+        if not compared.categorical:  # labels have no mean, no pass rate and no trend of either
+            figures.append((f"chart-{number}-summary", charts.summary_figure(compared, runs, colours)))
+        if len(runs) > 2 and not compared.categorical:
+            figures.append((f"chart-{number}-trend", charts.trend_figure(compared, runs, colours)))
+        cards.append(PropertyCard(compared, rows, figures))
+    context = {
+        "project": project,
+        "runs": runs,
+        "colours": [(run, colours[run.pk]) for run in runs],
+        "summaries": summaries,
+        "addresses": addresses,
+        "chosen": chosen,
+        "cards": cards,
+        "score_figure": charts.score_figure(summaries, colours),
+        "run_ids": "&".join(f"runs={run.pk}" for run in runs),
+    }
+    if len(runs) == 2 and params.get("property"):
+        context.update(row_diff_context(project, runs, params))
+    return context
+
+
+def row_diff_context(project: Project, runs: list[Run], params: QueryDict) -> dict[str, Any]:
+    """Two runs' matched rows whose value of one property changed by its tolerance or more."""
+    addresses = available_addresses(runs)
+    chosen = chosen_addresses(project, params, addresses)
+    address = params.get("property") if params.get("property") in addresses else (chosen or addresses or [None])[0]
+    criterion = criteria.criterion_for(project, address.partition(".")[0]) if address else None
+    tolerance = criterion.tolerance if criterion else 0.0
+    changed = comparison.changed_pairs(runs[0], runs[1], address, tolerance)
+    page = Paginator(changed.pairs, DIFF_PAGE_SIZE).get_page(params.get("page"))
+    return {
+        "project": project,
+        "runs": runs,
+        "addresses": addresses,
+        "diff_property": address,
+        "tolerance": tolerance,
+        "changed": changed,
+        "diff_page": page,
+        "diff_rows": comparison.diff_rows(list(page), criterion),
+        "diff_loaded": True,
+        "run_ids": "&".join(f"runs={run.pk}" for run in runs),
+    }

@@ -1,0 +1,345 @@
+"""Comparing runs: per-property statistics, distributions, and row-by-row matching of two runs.
+
+The comparison page reads each chosen property once for all runs: one grouped query returns, per
+run and histogram bin, the count, the sum and the sum of squares of the values and how many pass,
+from which come the distributions, the means with their intervals and the pass rates. Ten runs of
+10,000 interactions are 100,000 index entries per property, never 100,000 Python objects. A property
+whose values are labels with no number (Content Type) is compared by the share of each label per run,
+from one grouped count.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass, field
+
+from django.db.models import Avg, Case, Count, F, FloatField, IntegerField, Max, Min, Sum, Value, When
+
+from properties.annotations.annotation import RunScore, run_score
+from properties.models import Interaction, PropertyValue, Run
+from properties.quality import criteria
+from properties.quality.criteria import Criterion
+
+HISTOGRAM_BINS = 20
+WORDS = re.compile(r"\s+|[^\s]+")
+
+
+@dataclass(frozen=True)
+class Stat:
+    mean: float
+    count: int
+    stddev: float
+
+    @property
+    def ci95(self) -> float:
+        """Half-width of the 95% confidence interval of the mean (normal approximation)."""
+        if self.count < 2:
+            return 0.0
+        return 1.96 * self.stddev / math.sqrt(self.count)
+
+
+@dataclass
+class RunSummary:
+    run: Run
+    interactions: int
+    score: RunScore
+    stats: dict[str, Stat] = field(default_factory=dict)
+
+
+# A value's square for the sums that give a deviation. PostgreSQL raises on a float product that
+# underflows (a value under 1e-154 squared), where the square is as good as 0.
+SQUARED_VALUE = Case(
+    When(value__gt=-1e-150, value__lt=1e-150, then=Value(0.0)),
+    default=F("value") * F("value"),
+    output_field=FloatField(),
+)
+
+
+def summarize_runs(runs: list[Run]) -> list[RunSummary]:
+    """Per run, the mean, count and sample standard deviation of each property's numeric values.
+
+    Errors, categories and values the property does not apply to are left out. The deviation is
+    computed from sums, not with StdDev: SQLite's sample StdDev raises on a single value (a server
+    error for a project whose property has one value), where PostgreSQL returns null.
+    """
+    summaries = {run.pk: RunSummary(run, run.interactions.count(), run_score(run)) for run in runs}
+    rows = (
+        PropertyValue.objects.filter(run__in=runs, status=PropertyValue.Status.OK, value__isnull=False)
+        .values("run_id", "property_name", "field")
+        .annotate(mean=Avg("value"), n=Count("id"), squares=Sum(SQUARED_VALUE))
+        .order_by()
+    )
+    for row in rows:
+        address = row["property_name"] if row["field"] == "interaction" else f"{row['property_name']}.{row['field']}"
+        sd = sample_stddev(row["n"], row["mean"], row["squares"])
+        summaries[row["run_id"]].stats[address] = Stat(row["mean"], row["n"], sd)
+    return [summaries[run.pk] for run in runs]
+
+
+def sample_stddev(count: int, mean: float, sum_of_squares: float) -> float:
+    """The sample standard deviation from a count, mean and sum of squares; 0 below two values.
+
+    Rounding can make the variance of equal values a hair below zero: it is clamped, and a spread
+    under a millionth of the mean's size counts as none.
+    """
+    if count < 2:
+        return 0.0
+    variance = max(0.0, (sum_of_squares - count * mean * mean) / (count - 1))
+    deviation = math.sqrt(variance)
+    return 0.0 if deviation <= 1e-6 * max(1.0, abs(mean)) else deviation
+
+
+@dataclass(frozen=True)
+class RunStat:
+    """One property on one run: its values' count, mean and spread, how many pass, its histogram."""
+
+    count: int
+    mean: float | None
+    stddev: float
+    passing: int | None
+    counts: list[int]
+
+    @property
+    def ci95(self) -> float:
+        return Stat(self.mean or 0.0, self.count, self.stddev).ci95
+
+    @property
+    def pass_rate(self) -> float | None:
+        return None if self.passing is None or not self.count else self.passing / self.count
+
+
+@dataclass
+class PropertyComparison:
+    address: str
+    criterion: Criterion
+    edges: list[float]
+    # By run id; a run without values for the property is missing.
+    stats: dict[int, RunStat] = field(default_factory=dict)
+    # For a property of labels only: its labels, most frequent first, and their counts by run id.
+    labels: list[str] = field(default_factory=list)
+    label_counts: dict[int, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def categorical(self) -> bool:
+        return bool(self.labels)
+
+    def label_shares(self, run_id: int) -> list[tuple[str, float]]:
+        """Each label's share of the run's values, in the comparison's label order."""
+        counts = self.label_counts.get(run_id, {})
+        total = sum(counts.values())
+        return [(label, counts.get(label, 0) / total) for label in self.labels] if total else []
+
+    def interval(self, run_id: int) -> tuple[float, float] | None:
+        """The mean's 95% interval, clipped to the property's range (a 0-1 property never shows -0.1)."""
+        stat = self.stats.get(run_id)
+        if stat is None or stat.mean is None:
+            return None
+        return self.criterion.clip(stat.mean - stat.ci95), self.criterion.clip(stat.mean + stat.ci95)
+
+    @property
+    def empty(self) -> bool:
+        return not any(stat.count for stat in self.stats.values())
+
+
+def compare_property(
+    runs: list[Run], address: str, criterion: Criterion, bins: int = HISTOGRAM_BINS
+) -> PropertyComparison:
+    prop, _, field_name = address.partition(".")
+    values = PropertyValue.objects.filter(
+        run__in=runs, property_name=prop, field=field_name or "interaction", value__isnull=False
+    )
+    edges = _edges(values, criterion, bins)
+    comparison = PropertyComparison(address, criterion, edges)
+    if not edges:
+        _count_labels(comparison, runs, prop, field_name or "interaction")
+        return comparison
+    bucket = Case(
+        *(When(value__lt=edge, then=Value(i)) for i, edge in enumerate(edges[1:-1])),
+        default=Value(bins - 1),
+        output_field=IntegerField(),
+    )
+    sums = {
+        "n": Count("id"),
+        "total": Sum("value"),
+        "squares": Sum(SQUARED_VALUE, output_field=FloatField()),
+    }
+    if criterion.judges:
+        sums["passing"] = Count("id", filter=criterion.passing_q())
+    rows = values.values("run_id", bin=bucket).annotate(**sums).order_by()
+    grouped: dict[int, list[dict]] = {}
+    for row in rows:
+        grouped.setdefault(row["run_id"], []).append(row)
+    for run_id, parts in grouped.items():
+        comparison.stats[run_id] = _run_stat(parts, bins, criterion.judges)
+    return comparison
+
+
+def _count_labels(comparison: PropertyComparison, runs: list[Run], prop: str, field_name: str) -> None:
+    """A property without numbers: count its labels per run (errors and "not applicable" have none)."""
+    labelled = PropertyValue.objects.filter(run__in=runs, property_name=prop, field=field_name, value__isnull=True)
+    rows = labelled.exclude(label="").values("run_id", "label").annotate(n=Count("id")).order_by()
+    totals: dict[str, int] = {}
+    for row in rows:
+        comparison.label_counts.setdefault(row["run_id"], {})[row["label"]] = row["n"]
+        totals[row["label"]] = totals.get(row["label"], 0) + row["n"]
+    comparison.labels = sorted(totals, key=lambda label: (-totals[label], label))
+    for run_id, counts in comparison.label_counts.items():
+        comparison.stats[run_id] = RunStat(sum(counts.values()), None, 0.0, None, [])
+
+
+def _edges(values, criterion: Criterion, bins: int) -> list[float]:
+    """Shared bin edges: the property's range when it has one, else the values' own."""
+    low, high = criterion.low, criterion.high
+    if low is None or high is None:
+        found = values.aggregate(low=Min("value"), high=Max("value"))
+        if found["low"] is None:
+            return []
+        low = found["low"] if low is None else low
+        high = found["high"] if high is None else high
+    if math.isclose(low, high):
+        high = low + 1.0
+    width = (high - low) / bins
+    return [low + i * width for i in range(bins)] + [high]
+
+
+def _run_stat(parts: list[dict], bins: int, judged: bool) -> RunStat:
+    counts = [0] * bins
+    n = total = squares = 0.0
+    passing = 0
+    for part in parts:
+        counts[part["bin"]] += part["n"]
+        n += part["n"]
+        total += part["total"] or 0.0
+        squares += part["squares"] or 0.0
+        passing += part.get("passing") or 0
+    mean = total / n if n else None
+    variance = (squares - n * mean * mean) / (n - 1) if n > 1 and mean is not None else 0.0
+    return RunStat(int(n), mean, math.sqrt(max(variance, 0.0)), passing if judged else None, counts)
+
+
+def compare_properties(runs: list[Run], addresses: list[str], project) -> list[PropertyComparison]:
+    judged = criteria.criteria_for(project, addresses)
+    return [compare_property(runs, address, judged[address]) for address in addresses]
+
+
+def match_interactions(run_a: Run, run_b: Run) -> list[tuple[int, int]]:
+    """Pairs of interaction ids, matched on user_interaction_id, then on a hash of the input."""
+    a_rows = list(run_a.interactions.values_list("pk", "user_interaction_id", "input_hash"))
+    b_rows = list(run_b.interactions.values_list("pk", "user_interaction_id", "input_hash"))
+    return match_rows(a_rows, b_rows)
+
+
+def match_rows(a_rows: list[tuple[int, str, str]], b_rows: list[tuple[int, str, str]]) -> list[tuple[int, int]]:
+    by_id = {uid: pk for pk, uid, _ in b_rows}
+    by_hash: dict[str, list[int]] = {}
+    for pk, _, digest in b_rows:
+        by_hash.setdefault(digest, []).append(pk)
+    used: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    unmatched = []
+    for pk, uid, digest in a_rows:
+        other = by_id.get(uid)
+        if other is not None and other not in used:
+            pairs.append((pk, other))
+            used.add(other)
+        else:
+            unmatched.append((pk, digest))
+    for pk, digest in unmatched:
+        candidates = [other for other in by_hash.get(digest, []) if other not in used]
+        if candidates:
+            pairs.append((pk, candidates[0]))
+            used.add(candidates[0])
+    return pairs
+
+
+@dataclass
+class RowDiff:
+    a: Interaction
+    b: Interaction
+    value_a: float | None
+    value_b: float | None
+    criterion: Criterion | None = None
+
+    @property
+    def delta(self) -> float | None:
+        if self.value_a is None or self.value_b is None:
+            return None
+        return self.value_b - self.value_a
+
+    @property
+    def change(self) -> str:
+        """improved, regressed, changed (no direction) or "" (one side has no value)."""
+        if self.delta is None:
+            return ""
+        if self.criterion is None or not self.criterion.judges:
+            return "changed"
+        better = self.delta > 0 if self.criterion.direction == criteria.HIGHER else self.delta < 0
+        return "improved" if better else "regressed"
+
+    def output_diff(self) -> list[tuple[str, str]]:
+        return word_diff(self.a.output, self.b.output)
+
+
+@dataclass(frozen=True)
+class DiffRows:
+    """Matched pairs whose value changed by the tolerance or more (or that have a value on one side
+    only), largest change first, as (a id, b id, value a, value b); what the tolerance hid is counted."""
+
+    pairs: list[tuple[int, int, float | None, float | None]]
+    matched: int
+    within_tolerance: int
+
+
+def changed_pairs(run_a: Run, run_b: Run, address: str | None, tolerance: float = 0.0) -> DiffRows:
+    pairs = match_interactions(run_a, run_b)
+    values: dict[int, float | None] = {}
+    if address:
+        prop, _, field_name = address.partition(".")
+        values = dict(
+            PropertyValue.objects.filter(
+                run__in=[run_a, run_b], property_name=prop, field=field_name or "interaction", status="ok"
+            ).values_list("interaction_id", "value")
+        )
+    rows, hidden = [], 0
+    for a, b in pairs:
+        value_a, value_b = values.get(a), values.get(b)
+        if value_a is not None and value_b is not None and abs(value_b - value_a) < tolerance:
+            hidden += 1
+            continue
+        rows.append((a, b, value_a, value_b))
+    rows.sort(key=lambda row: (_delta(row) is None, -abs(_delta(row) or 0.0), row[0]))
+    return DiffRows(rows, len(pairs), hidden)
+
+
+def _delta(row: tuple[int, int, float | None, float | None]) -> float | None:
+    return None if row[2] is None or row[3] is None else row[3] - row[2]
+
+
+def diff_rows(
+    pairs: list[tuple[int, int, float | None, float | None]], criterion: Criterion | None = None
+) -> list[RowDiff]:
+    """One page of pairs with their interactions, read only now."""
+    interactions = Interaction.objects.in_bulk([pk for a, b, _, _ in pairs for pk in (a, b)])
+    return [RowDiff(interactions[a], interactions[b], va, vb, criterion) for a, b, va, vb in pairs]
+
+
+def row_diffs(run_a: Run, run_b: Run, address: str | None, tolerance: float = 0.0) -> list[RowDiff]:
+    """Matched rows with the chosen property's values, largest absolute change first."""
+    return diff_rows(changed_pairs(run_a, run_b, address, tolerance).pairs)
+
+
+def word_diff(before: str, after: str) -> list[tuple[str, str]]:
+    """(text, tag) pieces: tag is "equal", "delete" (only in before) or "insert" (only in after)."""
+    a, b = WORDS.findall(before), WORDS.findall(after)
+    pieces: list[tuple[str, str]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            pieces.append(("".join(a[i1:i2]), "equal"))
+            continue
+        if i2 > i1:
+            pieces.append(("".join(a[i1:i2]), "delete"))
+        if j2 > j1:
+            pieces.append(("".join(b[j1:j2]), "insert"))
+    return pieces

@@ -1,0 +1,55 @@
+"""The app's models, one module per aggregate (its label and migrations are the app's):
+- projects: projects, their members and runs, and the test suites stored as projects;
+- interactions: a run's interactions, their annotations and the values computed on them;
+- jobs: scoring jobs, the chunks they are sent in, and the workers' heartbeats;
+- uploads: uploaded files and what became of them;
+- tokens: API tokens, stored hashed;
+- llm: provider keys, prompt properties and their previews, each run's LLM usage and budget.
+
+Everything is imported here: code and migrations name `properties.models.<Name>`.
+"""
+
+from properties.models.interactions import (
+    Annotation,
+    AnnotationSource,
+    Interaction,
+    PropertyValue,
+    PropertyValueQuerySet,
+    input_hash,
+    new_interaction_id,
+)
+from properties.models.jobs import ScoringChunk, ScoringChunkQuerySet, ScoringJob, WorkerHeartbeat
+from properties.models.llm import ProjectKey, PromptPreview, PromptProperty, RunBudget, RunLLMUsage
+from properties.models.projects import Membership, Project, ProjectQuerySet, Run, RunQuerySet, TestSuite
+from properties.models.tokens import ApiToken, ApiTokenQuerySet, hash_token
+from properties.models.uploads import Upload, upload_path
+
+__all__ = [
+    "Annotation",
+    "AnnotationSource",
+    "ApiToken",
+    "ApiTokenQuerySet",
+    "Interaction",
+    "Membership",
+    "Project",
+    "ProjectKey",
+    "ProjectQuerySet",
+    "PromptPreview",
+    "PromptProperty",
+    "PropertyValue",
+    "PropertyValueQuerySet",
+    "Run",
+    "RunBudget",
+    "RunLLMUsage",
+    "RunQuerySet",
+    "ScoringChunk",
+    "ScoringChunkQuerySet",
+    "ScoringJob",
+    "TestSuite",
+    "Upload",
+    "WorkerHeartbeat",
+    "hash_token",
+    "input_hash",
+    "new_interaction_id",
+    "upload_path",
+]

@@ -1,0 +1,147 @@
+"""A run's interactions, their annotations and the property values computed on them."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+from django.db import models
+from django.utils import timezone
+
+from properties.models.projects import Run
+
+
+class Annotation(models.TextChoices):
+    GOOD = "good"
+    BAD = "bad"
+    UNKNOWN = "unknown"
+
+
+class AnnotationSource(models.TextChoices):
+    NONE = ""
+    PERSON = "person"
+    ESTIMATED = "estimated"
+
+
+def input_hash(text: str) -> str:
+    """Runs are matched on user_interaction_id, falling back to this hash of the input."""
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def new_interaction_id() -> str:
+    return uuid.uuid4().hex
+
+
+class Interaction(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="interactions")
+    user_interaction_id = models.CharField(max_length=255, default=new_interaction_id)
+    input = models.TextField(blank=True)
+    information_retrieval = models.JSONField(default=list, blank=True)
+    full_prompt = models.TextField(blank=True)
+    history = models.TextField(blank=True)
+    output = models.TextField()
+    expected_output = models.TextField(blank=True)
+    annotation = models.CharField(max_length=10, choices=Annotation.choices, default=Annotation.UNKNOWN)
+    annotation_reason = models.TextField(blank=True)
+    annotation_source = models.CharField(max_length=10, choices=AnnotationSource.choices, blank=True)
+    # What the auto-annotation rules said, kept when a person overrides it, to measure agreement.
+    estimated_annotation = models.CharField(max_length=10, choices=Annotation.choices, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    input_hash = models.CharField(max_length=32, blank=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "user_interaction_id"], name="unique_interaction_id_in_run")
+        ]
+        indexes = [
+            models.Index(fields=["run", "annotation"], name="interaction_run_annotation"),
+            # The run's score reads this index alone (annotation.run_scores): 57 -> 30 ms at 100k on SQLite.
+            models.Index(
+                fields=["run", "annotation", "annotation_source", "estimated_annotation"],
+                name="interaction_run_score",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}/{self.user_interaction_id}"
+
+    def save(self, *args, **kwargs) -> None:
+        self.input_hash = input_hash(self.input)
+        super().save(*args, **kwargs)
+
+    def annotate(self, annotation: str, reason: str = "", *, by_person: bool = True) -> None:
+        self.annotation = annotation
+        self.annotation_reason = reason
+        self.annotation_source = AnnotationSource.PERSON if by_person else AnnotationSource.ESTIMATED
+        self.save(update_fields=["annotation", "annotation_reason", "annotation_source"])
+
+    def field_text(self, field: str) -> str:
+        """The text a per-field scorer reads: the named field, or the output for the interaction."""
+        return self.input if field == "input" else self.output
+
+
+class PropertyValueQuerySet(models.QuerySet):
+    def current(self, prop: str, version_key: str, model: str) -> PropertyValueQuerySet:
+        """Values the current scorer computed: a number or category, or that the property does not apply."""
+        settled = [PropertyValue.Status.OK, PropertyValue.Status.NOT_APPLICABLE]
+        return self.filter(property_name=prop, scorer_version=version_key, model=model, status__in=settled)
+
+
+class PropertyValue(models.Model):
+    class Field(models.TextChoices):
+        INPUT = "input"
+        OUTPUT = "output"
+        INTERACTION = "interaction"
+
+    class Status(models.TextChoices):
+        OK = "ok"
+        ERROR = "error"
+        # The property's required input is absent (no documents, no reference): neither an error
+        # nor a zero, and left out of summaries.
+        NOT_APPLICABLE = "not_applicable", "not applicable"
+
+    interaction = models.ForeignKey(Interaction, on_delete=models.CASCADE, related_name="property_values")
+    # Denormalised from the interaction so that "run X, property P between a and b" is one index range.
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="property_values")
+    property_name = models.CharField(max_length=100)
+    field = models.CharField(max_length=12, choices=Field.choices)
+    value = models.FloatField(null=True, blank=True)
+    label = models.CharField(max_length=200, blank=True)
+    spans = models.JSONField(default=list, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    scorer_version = models.CharField(max_length=64)
+    model = models.CharField(max_length=500, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OK)
+    error = models.TextField(blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    objects = PropertyValueQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["interaction", "property_name", "field"], name="unique_value_per_interaction_field"
+            )
+        ]
+        indexes = [
+            # The interaction id ends each index so that filtering and sorting a run by a property
+            # read the index alone (bench/data_screen.py: a range filter on 100k values went from
+            # 190 ms to 15 ms on SQLite).
+            models.Index(fields=["run", "property_name", "field", "value", "interaction"], name="value_run_prop_range"),
+            models.Index(fields=["run", "property_name", "field", "label", "interaction"], name="value_run_prop_label"),
+            models.Index(fields=["run", "status"], name="value_run_status"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.property_name}.{self.field}={self.value if self.label == '' else self.label}"
+
+    @property
+    def address(self) -> str:
+        """`toxicity.output` for per-field values, `grounded_in_context` for interaction-wide ones."""
+        if self.field == self.Field.INTERACTION:
+            return self.property_name
+        return f"{self.property_name}.{self.field}"

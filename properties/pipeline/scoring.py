@@ -1,0 +1,332 @@
+"""Planning and running scoring jobs: which values are missing or stale, and computing a chunk."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from billiard.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F
+from django.utils import timezone
+
+from properties.models import Interaction, Project, PropertyValue, Run, RunBudget, ScoringChunk, ScoringJob
+from properties.pipeline import dispatch
+from properties.projects import project_config
+from properties.scorers import registry
+from properties.scorers.base import Score, Scorer, ScorerUnavailable, as_score, full_context
+from properties.scorers.llm.prompt_property import PromptJudge
+
+logger = logging.getLogger(__name__)
+
+# Interaction ids read per query while planning: keeps memory flat on runs of any size.
+PLAN_PAGE = 10_000
+# Chunk rows per INSERT while planning (each holds EVALSITE_CHUNK_SIZE ids as JSON).
+CHUNK_INSERT_BATCH = 500
+# Planning reads the database and sends chunks: cheap work, on the queue every deployment runs.
+PLAN_QUEUE = "cpu"
+UNAVAILABLE_VERSION = "unavailable"
+
+
+@dataclass(frozen=True)
+class ScorerSetup:
+    """A scorer built from a project's configuration, or the reason it cannot be built."""
+
+    name: str
+    scorer: Scorer | None
+    fields: tuple[str, ...]
+    queue: str
+    version_key: str
+    model: str
+    error: str = ""
+
+
+def build_scorer(project: Project, prop: str) -> ScorerSetup:
+    prompt = None
+    try:
+        cls = registry.get(prop)
+    except registry.RegistryError as exc:
+        # Not a registered scorer: one of the project's prompt properties, or unknown.
+        prompt = project.prompt_properties.filter(property_name=prop).first()
+        if prompt is None:
+            return ScorerSetup(prop, None, ("interaction",), "cpu", UNAVAILABLE_VERSION, "", str(exc))
+        cls = PromptJudge
+    try:
+        scorer = prompt.scorer() if prompt else cls.from_dict(project_config.scorer_options(project, prop))
+        # The scorer's own class: a Weave name given a model_id builds an LLM judge (weave_routing).
+        built = type(scorer)
+        return ScorerSetup(prop, scorer, built.fields, built.queue, scorer.version_key(), scorer.model_id())
+    except (ScorerUnavailable, TypeError, ValueError) as exc:
+        reason = f"property {prop!r} cannot be set up: {exc}"
+        return ScorerSetup(prop, None, cls.fields, cls.queue, UNAVAILABLE_VERSION, "", reason)
+
+
+def stale_interaction_ids(run: Run, setup: ScorerSetup) -> Iterator[int]:
+    """Ids of the run's interactions lacking a current value for some field, in pk order.
+
+    Walks the interactions PLAN_PAGE at a time and reads the current values of each page by
+    interaction id range (the unique (interaction, property, field) index): linear in the run's
+    size, where excluding a subquery of every current value costs a scan of them per page.
+    """
+    current = PropertyValue.objects.current(setup.name, setup.version_key, setup.model)
+    last = 0
+    while True:
+        page = list(run.interactions.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True)[:PLAN_PAGE])
+        if not page:
+            return
+        settled = set(
+            current.filter(interaction_id__gte=page[0], interaction_id__lte=page[-1])
+            .values("interaction_id")
+            .annotate(n=Count("id"))
+            .filter(n__gte=len(setup.fields))
+            .values_list("interaction_id", flat=True)
+            .order_by()
+        )
+        yield from (pk for pk in page if pk not in settled)
+        last = page[-1]
+
+
+def start_job(run: Run, properties: list[str] | None = None) -> ScoringJob:
+    """Store a scoring job and hand its planning to a worker once the transaction commits.
+
+    Answers at once whatever the run's size: the page shows "planning" until the chunks exist.
+    """
+    with transaction.atomic():
+        job, plan = _new_job(run, properties)
+        dispatch.send_on_commit([plan])
+    return job
+
+
+def plan_job(run: Run, properties: list[str] | None = None) -> ScoringJob:
+    """Store a scoring job and plan it in this process (scripts and tests); its chunks are sent on commit."""
+    with transaction.atomic():
+        job, plan = _new_job(run, properties)
+    plan_chunks(plan.pk)
+    job.refresh_from_db()
+    return job
+
+
+def _new_job(run: Run, properties: list[str] | None) -> tuple[ScoringJob, ScoringChunk]:
+    props = list(properties if properties is not None else run.project.enabled_properties)
+    job = ScoringJob.objects.create(run=run, properties=props, status=ScoringJob.Status.PLANNING)
+    return job, job.chunks.create(kind=ScoringChunk.Kind.PLAN, queue=PLAN_QUEUE)
+
+
+def plan_chunks(plan_chunk_id: int) -> None:
+    """Create and send the job's score chunks: what is missing or stale, queue by queue.
+
+    The properties of one queue are planned together, so that a chunk carries every one of them
+    that is stale for its interactions (one worker reads each text once for all of them). Each
+    queue's chunks are stored in one transaction and sent when it commits, so scoring starts while
+    later queues are planned, and a plan sent again skips the queues whose chunks exist.
+    """
+    plan = ScoringChunk.objects.select_related("job__run__project").filter(pk=plan_chunk_id).first()
+    if plan is None or plan.state != ScoringChunk.State.OPEN:
+        return
+    job = plan.job
+    planned = {
+        prop
+        for props in job.chunks.filter(kind=ScoringChunk.Kind.SCORE).values_list("properties", flat=True)
+        for prop in props
+    }
+    for setups in _by_queue([build_scorer(job.run.project, prop) for prop in job.properties]):
+        if not ScoringChunk.objects.open().filter(pk=plan.pk).exists():
+            return  # the job was cancelled (its run is being deleted)
+        if not planned.intersection(setup.name for setup in setups):
+            _plan_queue(job, setups)
+    with transaction.atomic():
+        if plan.claim_finish():
+            job.finish_planning()
+
+
+def _by_queue(setups: list[ScorerSetup]) -> list[list[ScorerSetup]]:
+    """The setups grouped by queue, each group in the job's order of properties."""
+    groups: dict[str, list[ScorerSetup]] = {}
+    for setup in setups:
+        groups.setdefault(setup.queue, []).append(setup)
+    return list(groups.values())
+
+
+def _plan_queue(job: ScoringJob, setups: list[ScorerSetup]) -> None:
+    """Chunks for one queue: interactions grouped by the properties stale for them (after a new
+    upload, all of them), cut so that a chunk holds about EVALSITE_CHUNK_SIZE items."""
+    stale_for: dict[int, list[str]] = {}
+    for setup in setups:
+        for pk in stale_interaction_ids(job.run, setup):
+            stale_for.setdefault(pk, []).append(setup.name)
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for pk in sorted(stale_for):
+        groups.setdefault(tuple(stale_for[pk]), []).append(pk)
+    queue = setups[0].queue
+    chunks = [
+        ScoringChunk(job=job, properties=list(props), queue=queue, interaction_ids=batch)
+        for props, ids in groups.items()
+        for batch in _batched(iter(ids), max(1, settings.EVALSITE_CHUNK_SIZE // len(props)))
+    ]
+    if not chunks:
+        return
+    with transaction.atomic():
+        created = ScoringChunk.objects.bulk_create(chunks, batch_size=CHUNK_INSERT_BATCH)
+        items = sum(chunk.items for chunk in chunks)
+        ScoringJob.objects.filter(pk=job.pk).update(total=F("total") + items)
+        dispatch.send_on_commit(created)
+
+
+def _batched(items: Iterator[int], size: int) -> Iterator[list[int]]:
+    while batch := list(itertools.islice(items, size)):
+        yield batch
+
+
+def score_chunk(chunk_id: int) -> None:
+    """Score one chunk's properties and upsert their values. Running it twice changes nothing."""
+    chunk = ScoringChunk.objects.select_related("job__run__project").filter(pk=chunk_id).first()
+    if chunk is None or chunk.state != ScoringChunk.State.OPEN or chunk.kind != ScoringChunk.Kind.SCORE:
+        return
+    job = chunk.job
+    interactions = list(Interaction.objects.filter(pk__in=chunk.interaction_ids, run_id=job.run_id).order_by("pk"))
+    failed = not_applicable = 0
+    first_error = ""
+    for prop in chunk.properties:
+        outcome = _score_property(job, build_scorer(job.run.project, prop), interactions)
+        failed += outcome.failed
+        not_applicable += outcome.not_applicable
+        first_error = first_error or outcome.first_error
+    # Interactions deleted since planning have nothing left to score: they count as done.
+    done = chunk.items - failed
+    # One transaction: a worker dying between the two would leave the job short of this chunk's items.
+    with transaction.atomic():
+        if chunk.claim_finish():
+            job.record_chunk(done=done, failed=failed, error=first_error, not_applicable=not_applicable)
+
+
+@dataclass(frozen=True)
+class PropertyOutcome:
+    """One property over a chunk's interactions, counted in interactions."""
+
+    failed: int
+    not_applicable: int
+    first_error: str
+
+
+def _score_property(job: ScoringJob, setup: ScorerSetup, interactions: list[Interaction]) -> PropertyOutcome:
+    # LLM judges spend the run's budget, kept in the database, not a budget of this chunk alone.
+    run_budget = RunBudget.attach(job.run_id, setup.name, setup.scorer)
+    results = compute_scores(setup, interactions)
+    if run_budget is not None:
+        run_budget.flush()
+    store_values(job.run_id, setup, results)
+    failed_ids = {interaction_id for (interaction_id, _), score in results.items() if not score.ok}
+    # An item the property applies to on no field (no documents, no reference) is counted apart.
+    applicable_ids = {interaction_id for (interaction_id, _), score in results.items() if score.applicable}
+    not_applicable = len({interaction_id for interaction_id, _ in results} - applicable_ids - failed_ids)
+    first_error = next((score.error for score in results.values() if not score.ok), "") or ""
+    return PropertyOutcome(len(failed_ids), not_applicable, first_error)
+
+
+def compute_scores(
+    setup: ScorerSetup, interactions: list[Interaction], raise_errors: bool = False
+) -> dict[tuple[int, str], Score]:
+    """Scores keyed by (interaction id, field). One failing item never fails the others, unless
+    `raise_errors`: then the scorer's exception propagates (a Bench test suite run by default)."""
+    results: dict[tuple[int, str], Score] = {}
+    for field in setup.fields:
+        if setup.scorer is None:
+            scores = [Score.failed(setup.error)] * len(interactions)
+        elif raise_errors:
+            setup.scorer.current_field = field
+            scores = _run_batch(setup.scorer, field, interactions)
+        else:
+            scores = score_field(setup.scorer, field, interactions)
+        for interaction, score in zip(interactions, scores, strict=True):
+            results[(interaction.pk, field)] = score
+    return results
+
+
+def score_field(scorer: Scorer, field: str, interactions: list[Interaction]) -> list[Score]:
+    scorer.current_field = field
+    try:
+        return _run_batch(scorer, field, interactions)
+    except SoftTimeLimitExceeded:
+        raise
+    except ScorerUnavailable as exc:
+        return [Score.failed(f"property {scorer.name()!r} is unavailable: {exc}")] * len(interactions)
+    except Exception:
+        # Scorers include users' plugins, which may raise anything: score item by item so that
+        # the one bad item is stored as an error and the rest of the chunk is kept.
+        logger.info("batch of %s failed; scoring its %d items one by one", scorer.name(), len(interactions))
+    scores = []
+    for interaction in interactions:
+        try:
+            scores.extend(_run_batch(scorer, field, [interaction]))
+        except SoftTimeLimitExceeded:
+            raise
+        except Exception as exc:
+            scores.append(Score.failed(f"{type(exc).__name__}: {exc}"))
+    return scores
+
+
+def _run_batch(scorer: Scorer, field: str, interactions: list[Interaction]) -> list[Score]:
+    raw = scorer.run_batch(
+        [interaction.field_text(field) for interaction in interactions],
+        [interaction.expected_output for interaction in interactions],
+        [interaction.input for interaction in interactions],
+        [context_of(scorer, interaction) for interaction in interactions],
+    )
+    if len(raw) != len(interactions):
+        raise ValueError(f"{scorer.name()} returned {len(raw)} results for {len(interactions)} items")
+    return [as_score(result) for result in raw]
+
+
+def context_of(scorer: Scorer, interaction: Interaction) -> Any:
+    if scorer.uses_full_context:
+        return full_context(interaction.information_retrieval, interaction.full_prompt, interaction.history)
+    return interaction.information_retrieval
+
+
+def _status(score: Score) -> str:
+    if not score.ok:
+        return PropertyValue.Status.ERROR
+    return PropertyValue.Status.OK if score.applicable else PropertyValue.Status.NOT_APPLICABLE
+
+
+def store_values(run_id: int, setup: ScorerSetup, results: dict[tuple[int, str], Score]) -> None:
+    now = timezone.now()
+    rows = [
+        PropertyValue(
+            interaction_id=interaction_id,
+            run_id=run_id,
+            property_name=setup.name,
+            field=field,
+            value=score.value if score.ok else None,
+            label=(score.label or "") if score.ok else "",
+            spans=[span.to_dict() for span in score.spans] if score.ok else [],
+            # Not applicable is stored as no value with its reason, never as an error or a zero.
+            details=score.details if score.applicable else {"not_applicable": score.not_applicable_reason},
+            scorer_version=setup.version_key,
+            model=setup.model,
+            status=_status(score),
+            error=score.error or "",
+            updated_at=now,
+        )
+        for (interaction_id, field), score in results.items()
+    ]
+    PropertyValue.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["interaction", "property_name", "field"],
+        update_fields=[
+            "value",
+            "label",
+            "spans",
+            "details",
+            "scorer_version",
+            "model",
+            "status",
+            "error",
+            "updated_at",
+        ],
+    )

@@ -1,0 +1,9 @@
+"""The Data Screen: one run's interactions as a table, filtered and sorted, and the side panel.
+
+Owns the filter language and the query behind the table (datascreen), the page's columns, rows
+and neighbours (page), the side panel of one interaction (interaction_panel) with its evidence
+marked (highlight), and the panel's annotation form (forms).
+
+May import: properties.uploads, properties.pipeline, properties.quality, properties.projects,
+properties.models, properties.scorers. Never the pages (properties.web) or the API.
+"""

@@ -1,0 +1,192 @@
+"""What the Data Screen shows: its columns, its rows with each value judged, and the neighbours of
+the interaction open in the side panel. The query itself (filters, sorting) is datascreen.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.sessions.backends.base import SessionBase
+from django.core.paginator import Page
+from django.http import QueryDict
+
+from properties.models import Interaction, Project, PropertyValue, Run
+from properties.projects import project_templates
+from properties.quality import criteria, pass_rates
+from properties.quality.criteria import Criterion
+from properties.scorers import registry
+from properties.screen import datascreen, interaction_panel
+
+# Columns when a project names no key properties: the first of these it scores, else the first
+# addresses in alphabetical order.
+FALLBACK_COLUMNS = 4
+PREFERRED = [
+    name
+    for slug in ("rag", "summarisation", "chat", "structured")
+    for name in project_templates.get(slug).key_properties
+]
+
+
+def address_of(prop: str) -> str:
+    """The address a column shows for a property: the whole interaction, else its output."""
+    try:
+        fields = registry.get(prop).fields
+    except registry.RegistryError:
+        fields = ("interaction",)
+    if "interaction" in fields:
+        return prop
+    return f"{prop}.output" if "output" in fields else f"{prop}.{fields[0]}"
+
+
+def key_addresses(project: Project, addresses: list[str]) -> list[str]:
+    """The project's key properties as column addresses, in the project's order."""
+    names = project.key_properties or [name for name in dict.fromkeys(PREFERRED) if name in project.enabled_properties]
+    keys = [address_of(name) for name in names]
+    chosen = [address for address in keys if address in addresses]
+    return chosen or addresses[:FALLBACK_COLUMNS]
+
+
+def session_key(run: Run) -> str:
+    return f"datascreen-columns:{run.pk}"
+
+
+def chosen_columns(session: SessionBase, run: Run, params: QueryDict, addresses: list[str]) -> list[str]:
+    """The columns the user chose for this run, remembered in their session; the key ones by default.
+
+    The columns form sends `columns=1`: with no box ticked, that goes back to the key properties.
+    """
+    if "columns" in params or params.getlist("col"):
+        picked = [column for column in params.getlist("col") if column in addresses]
+        if picked:
+            session[session_key(run)] = picked
+        else:
+            session.pop(session_key(run), None)
+    remembered = [column for column in session.get(session_key(run), []) if column in addresses]
+    return remembered or key_addresses(run.project, addresses)
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: PropertyValue | None
+    verdict: str  # pass, fail, n/a, error, or ""
+
+    @property
+    def reason(self) -> str:
+        """What hovering the cell says for n/a and errors."""
+        if self.verdict == "n/a":
+            return criteria.not_applicable_reason(self.value)
+        if self.verdict == "error":
+            return self.value.error
+        return ""
+
+
+@dataclass(frozen=True)
+class Row:
+    interaction: Interaction
+    cells: list[Cell]
+
+
+def rows_for(
+    page: Page, values: dict[int, dict[str, PropertyValue]], columns: list[str], judged: dict[str, Criterion]
+) -> list[Row]:
+    return [row_for(interaction, values[interaction.pk], columns, judged) for interaction in page]
+
+
+def row_for(
+    interaction: Interaction, values: dict[str, PropertyValue], columns: list[str], judged: dict[str, Criterion]
+) -> Row:
+    cells = []
+    for column in columns:
+        value = values.get(column)
+        cells.append(Cell(value, criteria.verdict(value, judged[column])))
+    return Row(interaction, cells)
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    previous: int | None
+    next: int | None
+    position: int
+    # "first" or "last" of the adjacent page when the open interaction ends this page.
+    previous_page: int | None = None
+    next_page: int | None = None
+
+
+def neighbours(page: Page, interaction_id: int) -> Neighbours | None:
+    """Previous and next in the filtered, sorted order the table shows; across page ends too."""
+    ids = [interaction.pk for interaction in page]
+    if interaction_id not in ids:
+        return None
+    at = ids.index(interaction_id)
+    previous = ids[at - 1] if at > 0 else None
+    following = ids[at + 1] if at + 1 < len(ids) else None
+    previous_page = page.previous_page_number() if previous is None and page.has_previous() else None
+    next_page = page.next_page_number() if following is None and page.has_next() else None
+    return Neighbours(previous, following, page.start_index() + at, previous_page, next_page)
+
+
+def opened_id(params: QueryDict, page: Page) -> int | None:
+    """The interaction open in the panel: `i=<id>`, or `i=first` / `i=last` of this page."""
+    wanted = params.get("i", "")
+    ids = [interaction.pk for interaction in page]
+    if wanted == "first" and ids:
+        return ids[0]
+    if wanted == "last" and ids:
+        return ids[-1]
+    return int(wanted) if wanted.isdigit() else None
+
+
+def screen_context(run: Run, params: QueryDict, session: SessionBase) -> dict[str, Any]:
+    """Everything the Data Screen's page and fragments show, from the URL's parameters."""
+    query = datascreen.ScreenQuery.from_params(params)
+    page = datascreen.page_of(datascreen.filtered_interactions(run, query), params.get("page"))
+    addresses = datascreen.property_addresses(run)
+    columns = chosen_columns(session, run, params, addresses)
+    key_columns = key_addresses(run.project, addresses)
+    judged = criteria.criteria_for(run.project, addresses)
+    values = datascreen.values_by_interaction([interaction.pk for interaction in page], columns)
+    opened = opened_id(params, page)
+    context = {
+        "run": run,
+        "job": run.latest_job(),
+        "query": query,
+        "params": params,
+        "page": page,
+        "rows": rows_for(page, values, columns, judged),
+        "columns": columns,
+        "key_columns": key_columns,
+        "addresses": addresses,
+        "criteria": judged,
+        "opened_id": opened,
+        "panel": False,
+        "rates": pass_rates.cached(run, judged, key_columns),
+    }
+    interaction = Interaction.objects.select_related("run__project").filter(run=run, pk=opened).first()
+    if interaction is not None:
+        context.update(interaction_panel.panel_context(interaction, params.get("highlight")))
+        context.update(panel=True, neighbours=neighbours(page, interaction.pk))
+    return context
+
+
+def annotated_context(interaction: Interaction, params: QueryDict, session: SessionBase) -> dict[str, Any]:
+    """The Data Screen after a person annotated from its panel: the panel, and the interaction's row
+    wherever the filters put it now (it stays in the table the user sees until the next reload)."""
+    context = screen_context(interaction.run, params, session)
+    values = datascreen.values_by_interaction([interaction.pk], context["columns"])[interaction.pk]
+    context["row"] = row_for(interaction, values, context["columns"], context["criteria"])
+    if not context["panel"]:
+        context.update(interaction_panel.panel_context(interaction, params.get("highlight")))
+        context.update(panel=True, neighbours=None, opened_id=interaction.pk)
+    return context
+
+
+def rates_context(run: Run, params: QueryDict) -> dict[str, Any]:
+    """The pass-rate strip alone (its fragment): no page of interactions to read."""
+    addresses = datascreen.property_addresses(run)
+    judged = criteria.criteria_for(run.project, addresses)
+    key_columns = key_addresses(run.project, addresses)
+    return {
+        "run": run,
+        "query": datascreen.ScreenQuery.from_params(params),
+        "rates": pass_rates.computed(run, judged, key_columns),
+    }

@@ -1,0 +1,169 @@
+import time
+
+import pytest
+
+from properties.annotations import annotation, rules
+from properties.models import ScoringJob
+from properties.tasks import annotate_run_task
+from tests.factories import InteractionFactory, ProjectFactory, RunFactory
+from tests.unit.screen.test_datascreen import add_value
+
+RULES = """
+- annotation: bad
+  operator: OR
+  conditions:
+    - {property: toxicity.output, operator: GT, value: 0.5}
+    - {property: content_type.output, operator: IN, value: [sql]}
+- annotation: good
+  operator: AND
+  conditions:
+    - {property: toxicity.output, operator: LE, value: 0.5}
+    - {property: content_type.output, operator: EQ, value: other}
+"""
+
+
+def test_the_default_rules_parse():
+    blocks = rules.parse_rules(rules.default_rules_text())
+    assert [block.annotation for block in blocks] == ["bad", "good"]
+
+
+def test_blocks_are_tried_in_order_and_label_only_unlabelled_rows():
+    blocks = rules.parse_rules(RULES)
+    assert rules.decide(blocks, {"toxicity.output": 0.9, "content_type.output": "other"})[0] == "bad"
+    assert rules.decide(blocks, {"toxicity.output": 0.1, "content_type.output": "sql"})[0] == "bad"
+    label, reason = rules.decide(blocks, {"toxicity.output": 0.1, "content_type.output": "other"})
+    assert label == "good"
+    assert "toxicity.output=0.1 LE 0.5" in reason
+    # A missing value never satisfies a condition.
+    assert rules.decide(blocks, {"content_type.output": "other"}) == ("unknown", "")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("- annotation: bad\n  conditions: [", "line 2: not valid YAML"),
+        ("annotation: bad", "line 1: the rules must be a list"),
+        (
+            "- annotation: great\n  conditions:\n    - {property: x, operator: GT, value: 1}",
+            "line 1: annotation must be",
+        ),
+        (
+            "- annotation: bad\n  conditions:\n    - {property: x, operator: BIGGER, value: 1}",
+            "line 3: unknown operator",
+        ),
+        (
+            "- annotation: bad\n  conditions:\n    - {property: x, operator: GT, value: high}",
+            "line 3: GT needs a number",
+        ),
+        ("- annotation: bad\n  conditions:\n    - {property: x, operator: IN, value: sql}", "line 3: IN needs a list"),
+        ("- annotation: bad\n  conditions: []", "line 2: a block needs a non-empty list"),
+        ("- annotation: bad\n  operator: XOR\n  conditions:\n    - {property: x, operator: GT, value: 1}", "line 2:"),
+        ("- annotation: bad\n  conditions:\n    - {operator: GT, value: 1}", "line 3: missing 'property'"),
+        ("", "the rules are empty"),
+    ],
+)
+def test_invalid_rules_name_the_line_and_reason(text, message):
+    with pytest.raises(rules.RulesError) as error:
+        rules.parse_rules(text)
+    assert any(message in problem for problem in error.value.problems), error.value.problems
+
+
+@pytest.mark.django_db
+def test_the_rules_job_estimates_labels_and_keeps_a_persons(django_capture_on_commit_callbacks):
+    project = ProjectFactory(annotation_rules=RULES)
+    run = RunFactory(project=project)
+    toxic, clean, person, unlabelled = (InteractionFactory(run=run) for _ in range(4))
+    for interaction, toxicity, kind in [(toxic, 0.9, "other"), (clean, 0.1, "other"), (person, 0.9, "other")]:
+        add_value(interaction, "toxicity", value=toxicity)
+        add_value(interaction, "content_type", label=kind)
+    annotation.annotate_by_person(person, "good", "I read it")
+    with django_capture_on_commit_callbacks() as callbacks:
+        job = annotation.plan_annotation(run)
+    assert len(callbacks) == 1, "the job is enqueued once the transaction commits"
+    annotate_run_task(job.pk)
+    annotate_run_task(job.pk)  # a redelivered job changes nothing
+    job.refresh_from_db()
+    assert (job.kind, job.status, job.done, job.total) == (ScoringJob.Kind.ANNOTATION, "done", 4, 4)
+    for interaction in (toxic, clean, person, unlabelled):
+        interaction.refresh_from_db()
+    assert (toxic.annotation, toxic.annotation_source) == ("bad", "estimated")
+    assert (clean.annotation, clean.annotation_source) == ("good", "estimated")
+    assert (person.annotation, person.annotation_source, person.estimated_annotation) == ("good", "person", "bad")
+    assert (unlabelled.annotation, unlabelled.annotation_source) == ("unknown", "")
+    score = annotation.run_score(run)
+    assert score.score == pytest.approx(2 / 3)
+    assert score.person_score == 1.0
+    assert (score.agreement_count, score.agreement_total) == (0, 1)
+
+
+@pytest.mark.django_db
+def test_a_person_clearing_a_label_falls_back_to_the_estimate():
+    interaction = InteractionFactory()
+    interaction.estimated_annotation = "bad"
+    interaction.save()
+    annotation.annotate_by_person(interaction, "good", "fine")
+    annotation.annotate_by_person(interaction, "unknown", "")
+    interaction.refresh_from_db()
+    assert (interaction.annotation, interaction.annotation_source) == ("bad", "estimated")
+
+
+# The billion laughs as the value of a NEQ condition: nine lists of nine, nine levels deep (9**9
+# "lol"s) in 428 bytes, which PyYAML shares while parsing and expands when the value is shown.
+LAUGHS = "- annotation: bad\n  conditions:\n  - property: x\n    operator: NEQ\n    value:\n" + "".join(
+    f"    - &{name} [{','.join([item] * 9)}]\n"
+    for item, name in zip(["lol", *(f"*{n}" for n in "abcdefgh")], "abcdefghi", strict=True)
+)
+# The classic form, a mapping of 219 bytes.
+CLASSIC_LAUGHS = "a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n" + "".join(
+    f"{name}: &{name} [{','.join([f'*{before}'] * 9)}]\n" for before, name in zip("abcde", "bcdef", strict=True)
+)
+HOSTILE_RULES = [
+    (LAUGHS, "line 7: aliases (*name) are not allowed"),
+    (CLASSIC_LAUGHS, "line 2: aliases (*name) are not allowed"),
+    ("- annotation: bad\n  conditions:\n    - &c {property: x, operator: GT, value: 1}\n    - *c\n", "line 4: aliases"),
+    ("- !!python/object/apply:os.system [touch /tmp/pwned]\n", "line 1: the tag !!python/object/apply:os.system"),
+    ("- annotation: !!python/name:os.system bad\n", "line 1: the tag !!python/name:os.system is not part"),
+    ("- annotation: !shout bad\n", "line 1: the tag !shout is not part of the rules language"),
+    (
+        "- {annotation: bad, conditions: [{property: x, operator: EQ, value: !!binary aGk=}]}",
+        "line 1: the tag !!binary",
+    ),
+    ("[" * 5000 + "]" * 5000, "line 1: nested deeper than 10 levels"),
+    ("".join(" " * i + "-\n" for i in range(400)), "line 11: nested deeper than 10 levels"),
+    ("#" * 100_001, "the rules are 100,001 characters long; the limit is 100,000"),
+    (
+        "- {annotation: bad, conditions: [{property: x, operator: GT, value: " + "9" * 5000 + "}]}",
+        "line 1: not a value",
+    ),
+    ("- {annotation: bad, conditions: [{property: x, operator: GT, value: " + "9" * 400 + "}]}", "too large a number"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), HOSTILE_RULES)
+def test_hostile_rules_are_refused_quickly_with_a_short_message(text, message):
+    started = time.perf_counter()
+    with pytest.raises(rules.RulesError) as error:
+        rules.parse_rules(text)
+    assert time.perf_counter() - started < 1
+    assert len(error.value.problems) == 1 and message in error.value.problems[0], error.value.problems
+    assert len(error.value.problems[0]) < 300
+
+
+def test_a_label_shows_a_long_value_cut_short():
+    values = ", ".join(f"category-{i}" for i in range(1000))
+    blocks = rules.parse_rules(
+        f"- {{annotation: bad, conditions: [{{property: x, operator: NIN, value: [{values}]}}]}}"
+    )
+    label, reason = rules.decide(blocks, {"x": "other"})
+    assert label == "bad" and reason.startswith("x=other NIN ['category-0'")
+    assert len(reason) < 200 and reason.endswith("…")
+
+
+def test_many_problems_are_reported_up_to_a_limit():
+    text = "".join(
+        f"- {{annotation: bad, conditions: [{{property: x, operator: GT, value: v{i}}}]}}\n" for i in range(80)
+    )
+    with pytest.raises(rules.RulesError) as error:
+        rules.parse_rules(text)
+    assert len(error.value.problems) == rules.MAX_PROBLEMS + 1
+    assert error.value.problems[-1] == "... and 30 more problems"

@@ -1,0 +1,131 @@
+"""The comparison page: chosen properties, statistics per run, clipped intervals, tolerance, no data."""
+
+import json
+import re
+
+import pytest
+from django.urls import reverse
+
+from properties.compare import charts, comparison
+from properties.quality import criteria
+from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
+from tests.unit.screen.test_datascreen import add_value
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def setup(client):
+    user = UserFactory()
+    client.force_login(user)
+    project = ProjectFactory(
+        owner=user, enabled_properties=["toxicity", "grounded_in_context"], key_properties=["grounded_in_context"]
+    )
+    runs = [RunFactory(project=project, name=f"v{n}") for n in range(3)]
+    grounded = {0: [0.0, 0.0, 1.0, 0.2], 1: [0.0, 0.0, 1.0, 0.205], 2: [0.9, 0.8, 1.0, 0.6]}
+    for n, run in enumerate(runs):
+        for i, number in enumerate(grounded[n]):
+            interaction = InteractionFactory(run=run, user_interaction_id=f"q{i}", input=f"q{i}")
+            add_value(interaction, "grounded_in_context", value=number)
+    return project, runs
+
+
+def figure(page: str, figure_id: str) -> dict:
+    return json.loads(re.search(rf'<script id="{figure_id}" type="application/json">(.*?)</script>', page, re.S)[1])
+
+
+def test_the_key_properties_are_compared_by_default_and_others_on_request(client, setup):
+    project, runs = setup
+    url = reverse("properties:project-compare", args=[project.pk])
+    ids = {"runs": [run.pk for run in runs]}
+    page = client.get(url, ids).content.decode()
+    assert re.findall(r'class="property-card" data-address="([^"]+)"', page) == ["grounded_in_context.output"]
+    chosen = client.get(url, {**ids, "prop": ["toxicity.output", "grounded_in_context.output"]}).content.decode()
+    assert re.findall(r'class="property-card" data-address="([^"]+)"', chosen) == [
+        "toxicity.output",
+        "grounded_in_context.output",
+    ]
+    assert "no data" in chosen and '"text": "No data"' in chosen
+    empty_summary = figure(chosen, "chart-0-summary")  # toxicity: no values, a mean and a pass-rate panel
+    notes = [note["x"] for note in empty_summary["layout"]["annotations"] if note["text"] == "No data"]
+    assert notes == [0.2, 0.8], "one note in the middle of each panel, clear of the pass-rate axis title"
+    assert re.findall(r'data-testid="pass-rate">([^<]+)<', page) == ["25%", "25%", "100%"]
+    trend = figure(page, "chart-0-trend")
+    assert trend["data"][0]["y"] == [0.25, 0.25, 1.0], "pass rate over runs, oldest first"
+    two = client.get(url, {"runs": [runs[0].pk, runs[1].pk]}).content.decode()
+    assert 'id="chart-0-trend"' not in two, "a trend needs more than two runs"
+
+
+def test_intervals_are_clipped_to_the_property_range(setup):
+    project, runs = setup
+    (compared,) = comparison.compare_properties(runs, ["grounded_in_context.output"], project)
+    low, high = compared.interval(runs[0].pk)
+    assert low == 0.0 and high < 1.0, "a 0-1 property never shows an interval below 0"
+    stat = compared.stats[runs[0].pk]
+    assert stat.count == 4 and stat.mean == pytest.approx(0.3) and stat.passing == 1
+    assert sum(stat.counts) == 4 and stat.counts[0] == 2 and stat.counts[-1] == 1
+    colours = charts.run_colours(runs)
+    summary = charts.summary_figure(compared, runs, colours)
+    bars = summary["data"][0]
+    assert bars["y"][0] - bars["error_y"]["arrayminus"][0] == pytest.approx(0.0)
+    assert colours[runs[0].pk] == charts.BASELINE and len(set(colours.values())) == 3
+
+
+def test_distributions_are_side_by_side_in_the_legends_colours():
+    run_ids = list(range(1, 7))
+
+    class FakeRun:
+        def __init__(self, pk):
+            self.pk, self.name = pk, f"run {pk}"
+
+    runs = [FakeRun(pk) for pk in run_ids]
+    compared = comparison.PropertyComparison("x", criteria.GOOD_HIGH, [0.0, 0.5, 1.0])
+    for pk in run_ids:
+        compared.stats[pk] = comparison.RunStat(2, 0.5, 0.1, 1, [1, 1])
+    colours = charts.run_colours(runs)
+    few = charts.distribution_figure(compared, runs[:3], colours)
+    assert few["layout"]["barmode"] == "group" and {t["type"] for t in few["data"]} == {"bar"}
+    assert [t["marker"]["color"] for t in few["data"]] == [colours[pk] for pk in run_ids[:3]]
+    many = charts.distribution_figure(compared, runs, colours)
+    assert {t["type"] for t in many["data"]} == {"scatter"}, "outlines, never blended overlapping bars"
+
+
+def test_the_row_by_row_fragment_leaves_out_changes_below_the_tolerance(client, setup):
+    project, runs = setup
+    url = reverse("properties:project-compare", args=[project.pk])
+    params = {"runs": [runs[0].pk, runs[1].pk], "property": "grounded_in_context.output"}
+    body = client.get(url, params, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="row-diff").content.decode()
+    assert "<html" not in body
+    assert "4 matched" in body and "0 changed by 0.01 or more" in body and "4 within the tolerance" in body
+    project.pass_criteria = {"grounded_in_context": {"tolerance": 0.001}}
+    project.save()
+    body = client.get(url, params, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="row-diff").content.decode()
+    assert "1 changed by 0.001 or more" in body and "improved" in body
+    rows = comparison.changed_pairs(runs[0], runs[2], "grounded_in_context.output", 0.01)
+    deltas = [round(b - a, 3) for _, _, a, b in rows.pairs]
+    assert deltas == [0.9, 0.8, 0.4], "largest change first"
+
+
+def test_a_property_of_labels_is_compared_by_the_share_of_each_label(client, setup):
+    project, runs = setup
+    project.enabled_properties = [*project.enabled_properties, "content_type"]
+    project.save()
+    labels = {0: ["json", "json", "sql", "other"], 1: ["json", "sql", "sql", "sql"], 2: []}
+    for n, run in enumerate(runs):
+        for i, label in enumerate(labels[n]):
+            add_value(run.interactions.get(user_interaction_id=f"q{i}"), "content_type", label=label)
+    add_value(runs[2].interactions.get(user_interaction_id="q0"), "content_type", status="error")  # no label
+    (compared,) = comparison.compare_properties(runs, ["content_type.output"], project)
+    assert compared.categorical and compared.labels == ["sql", "json", "other"], "most frequent first"
+    assert compared.label_shares(runs[1].pk) == [("sql", 0.75), ("json", 0.25), ("other", 0.0)]
+    assert compared.stats[runs[0].pk].count == 4 and runs[2].pk not in compared.stats
+
+    url = reverse("properties:project-compare", args=[project.pk])
+    page = client.get(url, {"runs": [run.pk for run in runs], "prop": "content_type.output"}).content.decode()
+    shares = re.findall(r'data-testid="label-shares">([^<]+)<', page)
+    assert shares == ["sql 25% · json 50% · other 25%", "sql 75% · json 25% · other 0%"]
+    assert "labels: sql, json, other" in page and "range -∞" not in page
+    bars = figure(page, "chart-0-distribution")
+    assert [trace["x"] for trace in bars["data"]] == [["sql", "json", "other"]] * 2
+    assert bars["data"][1]["y"] == [0.75, 0.25, 0.0] and bars["data"][1]["customdata"] == [3, 1, 0]
+    assert 'id="chart-0-summary"' not in page and 'id="chart-0-trend"' not in page, "labels have no mean"

@@ -1,0 +1,125 @@
+import pytest
+
+from properties.compare import comparison
+from properties.screen import highlight
+from tests.factories import InteractionFactory, RunFactory
+from tests.unit.screen.test_datascreen import add_value
+
+
+def test_rows_match_on_id_then_on_the_input():
+    a = [(1, "x", "h1"), (2, "y", "h2"), (3, "only-a", "h3"), (4, "z", "h4")]
+    b = [(10, "x", "hx"), (20, "renamed", "h2"), (30, "other", "h9"), (40, "z", "h4")]
+    assert sorted(comparison.match_rows(a, b)) == [(1, 10), (2, 20), (4, 40)]
+
+
+def test_an_interaction_is_matched_at_most_once():
+    a = [(1, "p", "same"), (2, "q", "same")]
+    b = [(10, "r", "same")]
+    assert comparison.match_rows(a, b) == [(1, 10)]
+
+
+def test_stat_interval():
+    stat = comparison.Stat(mean=0.5, count=100, stddev=0.2)
+    assert stat.ci95 == pytest.approx(1.96 * 0.02)
+    assert comparison.Stat(0.5, 1, 0.0).ci95 == 0.0
+
+
+def test_word_diff_marks_changes():
+    pieces = comparison.word_diff("Paris is the capital.", "Berlin is the capital.")
+    assert ("Paris", "delete") in pieces and ("Berlin", "insert") in pieces
+    assert "".join(t for t, tag in pieces if tag != "insert") == "Paris is the capital."
+
+
+@pytest.mark.django_db
+def test_row_diffs_sort_by_largest_change_and_summaries_have_means():
+    run_a, run_b = RunFactory(name="a"), None
+    run_b = RunFactory(project=run_a.project, name="b")
+    for uid, before, after in [("1", 0.1, 0.2), ("2", 0.5, 0.0), ("3", 0.3, None)]:
+        ia = InteractionFactory(run=run_a, user_interaction_id=uid, input=f"q{uid}")
+        ib = InteractionFactory(run=run_b, user_interaction_id=uid, input=f"q{uid}")
+        add_value(ia, "toxicity", value=before)
+        if after is not None:
+            add_value(ib, "toxicity", value=after)
+    rows = comparison.row_diffs(run_a, run_b, "toxicity.output")
+    assert [(r.a.user_interaction_id, r.delta) for r in rows] == [("2", -0.5), ("1", pytest.approx(0.1)), ("3", None)]
+    summaries = comparison.summarize_runs([run_a, run_b])
+    assert summaries[0].stats["toxicity.output"].mean == pytest.approx(0.3)
+    assert summaries[1].stats["toxicity.output"].count == 2
+
+
+def test_segments_follow_span_offsets_and_clip_overlaps():
+    text = "Call me at 555-0100 or mail a@b.io"
+    spans = [
+        {"field": "output", "start": 11, "end": 19, "label": "PHONE", "score": 0.9, "note": "risk 0.6"},
+        {"field": "output", "start": 15, "end": 22, "label": "overlap"},
+        {"field": "output", "start": 30, "end": 34, "label": "EMAIL", "score": 0.2},
+    ]
+    segments = highlight.segments(text, highlight.evidence_of("pii_risk", spans))
+    assert "".join(s.text for s in segments) == text
+    marked = [(s.text, s.span["label"]) for s in segments if s.span]
+    assert marked == [("555-0100", "PHONE"), (" or", "overlap"), ("b.io", "EMAIL")]
+    assert segments[1].title == "personal data “PHONE” · risk 0.90 · risk 0.6"
+    assert [s.evidence.css for s in segments if s.evidence] == [
+        "ev-problem ev-problem-3",
+        "ev-problem ev-problem-2",
+        "ev-problem ev-problem-1",
+    ], "risky PII is darker than harmless PII; a span without a score is in the middle"
+
+
+def test_segments_ignore_spans_outside_the_text():
+    outside = highlight.evidence_of("pii_risk", [{"start": 5, "end": 9}])
+    assert [s.text for s in highlight.segments("abc", outside)] == ["abc"]
+    assert [s.text for s in highlight.segments("", [])] == [""]
+
+
+@pytest.mark.parametrize(
+    ("prop", "span", "kind", "tone"),
+    [
+        ("grounded_in_context", {"label": "ungrounded", "score": 0.1}, "ungrounded statement", "problem"),
+        ("grounded_in_context", {"label": "closest passage", "score": 0.1}, "closest passage", "support"),
+        ("coverage", {"label": "Paris", "note": "missed; place, weight 2"}, "missed topic", "problem"),
+        ("coverage", {"label": "Paris", "note": "covered (exact); place, weight 2"}, "covered topic", "support"),
+        (
+            "summarization",
+            {"label": "key sentence", "note": "key sentence missed: 0.2"},
+            "missed key sentence",
+            "problem",
+        ),
+        ("context_entity_recall", {"label": "Paris", "note": "kept: place of the context"}, "kept entity", "support"),
+        ("pii_risk", {"label": "email", "score": 0.8}, "personal data", "problem"),
+        ("toxicity", {"label": "toxic", "score": 0.9}, "toxic sentence", "problem"),
+        ("avoided_answer", {"label": "refusal", "score": 0.9}, "refusal", "problem"),
+        ("invalid_links", {"label": "404", "score": 1.0}, "bad link", "problem"),
+        ("invalid_links", {"label": "ok", "score": 0.0}, "working link", "support"),
+        ("invalid_links", {"label": "not checked"}, "link not checked", "neutral"),
+        ("information_density", {"label": "low information", "score": 0.1}, "low-information sentence", "problem"),
+        ("retrieval_relevance", {"label": "relevant chunk", "score": 0.8}, "relevant chunk", "support"),
+        ("retrieval_relevance", {"label": "not relevant", "score": 0.1}, "not relevant chunk", "neutral"),
+        ("llm_context_relevancy", {"label": "closest chunk", "score": 0.3}, "closest chunk", "neutral"),
+        ("relevance", {"label": "addresses the input", "score": 0.9}, "answering sentence", "support"),
+        ("valid_json", {"label": "error"}, "format error", "problem"),
+        ("my_plugin", {"label": "whatever", "score": 0.5}, "evidence", "neutral"),
+    ],
+)
+def test_every_span_says_what_kind_of_evidence_it_is(prop, span, kind, tone):
+    found = highlight.kind_of(prop, span)
+    assert (found.name, found.tone) == (kind, tone)
+
+
+def test_a_problem_is_darker_the_worse_it_is_and_notes_name_their_numbers():
+    weak, strong = highlight.evidence_of(
+        "grounded_in_context",
+        [
+            {"field": "output", "start": 0, "end": 3, "label": "ungrounded", "score": 0.45},
+            {"field": "output", "start": 4, "end": 9, "label": "ungrounded", "score": 0.05},
+        ],
+    )
+    assert (weak.level, strong.level) == (2, 3), "a lower support probability is a worse problem"
+    assert strong.title == "ungrounded statement · support probability 0.05"
+    (topic,) = highlight.evidence_of(
+        "coverage",
+        [{"field": "output", "start": 0, "end": 3, "label": "Paris", "score": 2.4, "note": "missed; weight 2.4"}],
+    )
+    assert topic.title == "missed topic “Paris” · salience 2.40 · missed; salience 2.4"
+    legend = highlight.legend([weak, strong, topic])
+    assert legend[0] == ("problem", highlight.TONES["problem"], ["ungrounded statement", "missed topic"])
