@@ -3,6 +3,9 @@
 Token authentication (`Authorization: Bearer evs_...`), a fixed-window rate limit per token and
 a request size limit. Views parse input, call one function of ingest / scoring, and serialise.
 The schema and the docs need a logged-in session; the docs are the Swagger UI vendored in static/.
+
+May import: every domain package (uploads, pipeline, screen, quality, projects), properties.models
+and properties.scorers. Nothing of the app imports the API but the site's URLs.
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@
 - llm: provider keys, prompt properties and their previews, each run's LLM usage and budget.
 
 Everything is imported here: code and migrations name `properties.models.<Name>`.
+
+May import: properties.provider_keys and properties.scorers only; every other package of the app
+imports the models.
 """
 
 from properties.models.interactions import (
