@@ -232,3 +232,8 @@ def test_the_image_installs_what_make_install_does():
     for step in ("--no-deps -r requirements-nodeps.txt", "-m evalsite.nltk_data"):
         assert step in makefile and step in runs, step
     assert "--index-url https://download.pytorch.org/whl/cpu torch==2.13.0" in runs
+
+
+def test_the_web_service_is_checked_through_healthz(compose):
+    check = compose["services"]["web"]["healthcheck"]["test"]
+    assert any("/healthz" in part for part in check), check
