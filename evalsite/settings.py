@@ -192,6 +192,11 @@ EVALSITE_SCORERS = env.list("EVALSITE_SCORERS", default=[])
 EVALSITE_CHUNK_SIZE = env.int("EVALSITE_CHUNK_SIZE", default=200)
 # REST API: interactions per logging request, request body size, requests per token per minute.
 EVALSITE_API_MAX_BATCH = env.int("EVALSITE_API_MAX_BATCH", default=1000)
+# Per project, the operator's: interactions stored, rows one upload or API batch may store, and jobs
+# (scoring, rescoring, rules) open at once. Going past one is a message; nothing stored is touched.
+EVALSITE_PROJECT_MAX_INTERACTIONS = env.int("EVALSITE_PROJECT_MAX_INTERACTIONS", default=10_000_000)
+EVALSITE_UPLOAD_MAX_ROWS = env.int("EVALSITE_UPLOAD_MAX_ROWS", default=2_000_000)
+EVALSITE_PROJECT_MAX_OPEN_JOBS = env.int("EVALSITE_PROJECT_MAX_OPEN_JOBS", default=10)
 EVALSITE_API_MAX_BODY_BYTES = env.int("EVALSITE_API_MAX_BODY_BYTES", default=DATA_UPLOAD_MAX_MEMORY_SIZE)
 EVALSITE_API_RATE_LIMIT = env.int("EVALSITE_API_RATE_LIMIT", default=600)
 
@@ -251,6 +256,8 @@ EVALSITE_WORKER_IMPORT_MODELS = env.bool("EVALSITE_WORKER_IMPORT_MODELS", defaul
 EVALSITE_SWEEP_INTERVAL_S = env.float("EVALSITE_SWEEP_INTERVAL_S", default=30.0)
 EVALSITE_SWEEP_MARGIN_S = env.float("EVALSITE_SWEEP_MARGIN_S", default=60.0)
 EVALSITE_SEND_GRACE_S = env.float("EVALSITE_SEND_GRACE_S", default=60.0)
+# Score chunks a queue holds in flight at least; jobs take turns within it (properties.pipeline.dispatch).
+EVALSITE_DISPATCH_WINDOW = env.int("EVALSITE_DISPATCH_WINDOW", default=4)
 EVALSITE_IDLE_WITNESS_S = env.float("EVALSITE_IDLE_WITNESS_S", default=15.0)
 EVALSITE_CHUNK_MAX_ATTEMPTS = env.int("EVALSITE_CHUNK_MAX_ATTEMPTS", default=3)
 CELERY_BEAT_SCHEDULE = {

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from properties.annotations import rules
 from properties.models import Annotation, AnnotationSource, Interaction, PropertyValue, Run, ScoringChunk, ScoringJob
-from properties.pipeline import dispatch
+from properties.pipeline import dispatch, limits
 
 # Interactions evaluated per query page: values for a page of this size are a few thousand rows.
 RULES_PAGE = 2000
@@ -21,7 +21,9 @@ def rules_for(run: Run) -> list[rules.Block]:
 
 
 def plan_annotation(run: Run) -> ScoringJob:
-    """A job on the pipeline that applies the project's rules to every interaction of the run."""
+    """A job on the pipeline that applies the project's rules to every interaction of the run.
+    Raises limits.JobLimitReached when the project has as many open jobs as the operator allows."""
+    limits.check_open_jobs(run.project)
     with transaction.atomic():
         job = ScoringJob.objects.create(
             run=run, kind=ScoringJob.Kind.ANNOTATION, total=run.interactions.count(), properties=[]

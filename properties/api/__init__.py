@@ -38,7 +38,7 @@ from properties.models import (
     RunLLMUsage,
     ScoringJob,
 )
-from properties.pipeline import scoring
+from properties.pipeline import limits, progress, scoring
 from properties.projects import project_templates
 from properties.quality import criteria
 from properties.scorers import registry
@@ -214,6 +214,29 @@ class JobOut(Schema):
     last_error: str
     failure: str = Field(description="Why the job failed or was cancelled; empty otherwise.")
     notice: str = Field(description="The latest word on the job: chunks sent again after a worker was lost...")
+
+
+class WaitingOut(Schema):
+    chunks: int = Field(description="Chunks of other runs in flight on the queues this run waits on.")
+    jobs: int
+    projects: int
+    seconds: float | None = Field(description="Their time to finish at the queues' current rate; null: unknown.")
+    text: str = Field(description='In words, as the run page says it: "after 1 job of another project, ..."')
+
+
+class RunProgressOut(Schema):
+    status: str = Field(description="none, planning, pending, running (some job open), else the latest job's")
+    total: int = Field(description="Items of every job of the run: values for scoring, interactions for rules.")
+    done: int
+    failed: int
+    not_applicable: int
+    left: int
+    percent: int
+    jobs: int
+    open_jobs: int
+    seconds_left: float | None = Field(description="From the rate measured on the open jobs; null: not yet known.")
+    waiting_behind: WaitingOut | None = Field(description="While none of the run's chunks has started.")
+    by_kind: dict[str, dict[str, int]] = Field(description="The same counts per kind of job: scoring, annotation.")
 
 
 class InteractionOut(Schema):
@@ -434,12 +457,21 @@ def get_summary(request: HttpRequest, run_id: int) -> Any:
     return run_summary(_run(request, run_id))
 
 
+@api.get("/runs/{run_id}/progress", response={200: RunProgressOut, **ERRORS}, tags=["scoring"])
+def get_progress(request: HttpRequest, run_id: int) -> Any:
+    """Every job of the run counted together (scoring, rescoring, rules), as the run page shows it."""
+    return progress.run_progress(_run(request, run_id)).as_dict()
+
+
 @api.post("/runs/{run_id}/score", response={202: JobOut, **ERRORS}, tags=["scoring"])
 def start_scoring(request: HttpRequest, run_id: int, payload: ScoreIn | None = None) -> Any:
     run = _run(request, run_id)
     names = payload.properties if payload is not None and payload.properties is not None else None
     # Planned by a worker: the job answers "planning", with its total once its chunks exist.
-    job = scoring.start_job(run, _known_properties(names, run.project) if names is not None else None)
+    try:
+        job = scoring.start_job(run, _known_properties(names, run.project) if names is not None else None)
+    except limits.JobLimitReached as exc:
+        raise ApiError(429, str(exc)) from None
     return Status(202, job)
 
 

@@ -1,6 +1,16 @@
-"""Handing chunks to the broker, and what a worker records on a chunk as it runs it.
+"""Handing chunks to the broker, fairly between projects, and what a worker records on a chunk.
 
-A chunk is sent once the transaction that stored it commits. Its row says when the broker
+Score chunks wait in the database and are released to the broker a few at a time: each queue
+holds at most its *window* of score chunks in flight (sent, not finished), and the next one
+released is the oldest waiting chunk of the project with the fewest in flight. The broker's
+queues are first in, first out, so sending a 10,000-interaction job's 400 chunks at once would
+make every job planned after it wait for all of them; released in turn, a small job of another
+project waits behind at most a window's worth of chunks (docs/scaling.md, "Fair scheduling").
+A chunk is released when it is planned, when another chunk of its queue finishes, and at each
+sweep (properties.pipeline.sweeper), which also covers a broker that refused a send.
+
+Other chunks (planning a job, applying rules, deleting a run) are sent once the transaction
+that stored them commits. Its row says when the broker
 accepted its task (`sent_at`, null until then), when and which worker began it, and whether the
 latest attempt raised: the sweeper (properties.pipeline.sweeper) reads these to send a lost chunk again.
 A broker that refuses a task (down, or its SQLite file locked) never fails the request or task
@@ -10,20 +20,95 @@ that sent it: the chunk stays unsent, the job says so, and the sweeper sends it 
 from __future__ import annotations
 
 import logging
+import threading
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Count, F, Min
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from properties.models import ScoringChunk, ScoringJob
 
 logger = logging.getLogger(__name__)
+_inline = threading.local()
 
 # Chunks marked sent per UPDATE before their tasks are published: a failed publish un-marks the
 # rest of the batch only, and a large plan (5,000 chunks a property on a million rows) is not
 # one long UPDATE.
 SEND_BATCH = 100
+
+
+def release_on_commit(queue: str) -> None:
+    transaction.on_commit(lambda: release(queue))
+
+
+def release(queue: str) -> int:
+    """Send the queue's waiting score chunks in turn until its window is full; returns how many
+    the broker accepted."""
+    from evalsite.celery import app
+
+    if app.conf.task_always_eager:
+        # Tasks run inline as they are sent (scripts, some tests): all at once, and a chunk that
+        # finishes inside this loop releases nothing more, or each chunk would nest in the last.
+        if getattr(_inline, "releasing", False):
+            return 0
+        _inline.releasing = True
+        try:
+            return send(list(_waiting(queue).values_list("pk", flat=True)))
+        finally:
+            _inline.releasing = False
+    room = window(queue) - _in_flight(queue).count()
+    sent = 0
+    while room > 0:
+        chunk = next_in_turn(queue)
+        if chunk is None:
+            break
+        claimed = ScoringChunk.objects.open().filter(pk=chunk.pk, sent_at__isnull=True)
+        if claimed.update(sent_at=timezone.now(), attempts=F("attempts") + 1) != 1:
+            continue  # another worker released it meanwhile
+        try:
+            publish(chunk)
+        except BrokerUnavailable as exc:
+            _unsend([chunk], exc)
+            break
+        sent += 1
+        room -= 1
+    return sent
+
+
+def window(queue: str) -> int:
+    """Score chunks a queue may hold in flight: twice the live pool processes that take it (one
+    running and one waiting each), and never fewer than EVALSITE_DISPATCH_WINDOW."""
+    from properties.pipeline import workers
+
+    processes = sum(worker.concurrency for worker in workers.alive_workers() if queue in worker.queues)
+    return max(settings.EVALSITE_DISPATCH_WINDOW, 2 * processes)
+
+
+def next_in_turn(queue: str) -> ScoringChunk | None:
+    """The oldest waiting chunk of the project with the fewest chunks in flight on this queue
+    (ties: the project whose oldest waiting chunk is oldest)."""
+    heads = _waiting(queue).values("job__run__project_id").annotate(first=Min("pk")).order_by()
+    if not heads:
+        return None
+    in_flight = dict(
+        _in_flight(queue)
+        .values("job__run__project_id")
+        .annotate(n=Count("pk"))
+        .order_by()
+        .values_list("job__run__project_id", "n")
+    )
+    head = min(heads, key=lambda row: (in_flight.get(row["job__run__project_id"], 0), row["first"]))
+    return ScoringChunk.objects.only("pk", "job_id", "kind", "queue").get(pk=head["first"])
+
+
+def _waiting(queue: str):
+    return ScoringChunk.objects.open().filter(kind=ScoringChunk.Kind.SCORE, queue=queue, sent_at__isnull=True)
+
+
+def _in_flight(queue: str):
+    return ScoringChunk.objects.open().filter(kind=ScoringChunk.Kind.SCORE, queue=queue, sent_at__isnull=False)
 
 
 def send_on_commit(chunks: list[ScoringChunk]) -> None:

@@ -15,7 +15,7 @@ from django.db.models import Count, F
 from django.utils import timezone
 
 from properties.models import Interaction, Project, PropertyValue, Run, RunBudget, ScoringChunk, ScoringJob
-from properties.pipeline import dispatch
+from properties.pipeline import dispatch, limits
 from properties.projects import project_config
 from properties.scorers import registry
 from properties.scorers.base import Score, Scorer, ScorerUnavailable, as_score, full_context
@@ -94,7 +94,9 @@ def start_job(run: Run, properties: list[str] | None = None) -> ScoringJob:
     """Store a scoring job and hand its planning to a worker once the transaction commits.
 
     Answers at once whatever the run's size: the page shows "planning" until the chunks exist.
+    Raises limits.JobLimitReached when the project has as many open jobs as the operator allows.
     """
+    limits.check_open_jobs(run.project)
     with transaction.atomic():
         job, plan = _new_job(run, properties)
         dispatch.send_on_commit([plan])
@@ -170,10 +172,10 @@ def _plan_queue(job: ScoringJob, setups: list[ScorerSetup]) -> None:
     if not chunks:
         return
     with transaction.atomic():
-        created = ScoringChunk.objects.bulk_create(chunks, batch_size=CHUNK_INSERT_BATCH)
+        ScoringChunk.objects.bulk_create(chunks, batch_size=CHUNK_INSERT_BATCH)
         items = sum(chunk.items for chunk in chunks)
         ScoringJob.objects.filter(pk=job.pk).update(total=F("total") + items)
-        dispatch.send_on_commit(created)
+        dispatch.release_on_commit(queue)
 
 
 def _batched(items: Iterator[int], size: int) -> Iterator[list[int]]:
@@ -201,6 +203,8 @@ def score_chunk(chunk_id: int) -> None:
     with transaction.atomic():
         if chunk.claim_finish():
             job.record_chunk(done=done, failed=failed, error=first_error, not_applicable=not_applicable)
+    # Its place in the queue's window is free: the next chunk in turn goes to the broker.
+    dispatch.release(chunk.queue)
 
 
 @dataclass(frozen=True)

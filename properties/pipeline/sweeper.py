@@ -1,8 +1,10 @@
 """The sweeper: sends again the chunks lost with their worker, and ends jobs that cannot finish.
 
 Celery beat runs it every EVALSITE_SWEEP_INTERVAL_S seconds (properties.tasks.sweep_pipeline_task).
-An open chunk is lost when
-  - the broker has not accepted its task EVALSITE_SEND_GRACE_S seconds after it was stored,
+Each sweep first releases the score chunks waiting their turn (properties.pipeline.dispatch),
+which also sends those the broker refused. An open chunk is lost when
+  - it is not a score chunk and the broker has not accepted its task EVALSITE_SEND_GRACE_S
+    seconds after it was stored (score chunks wait in the database for their turn),
   - its latest attempt raised (a bug, a database that stayed locked through the retries),
   - the worker that began it has sent no heartbeat for EVALSITE_WORKER_STALE_S seconds,
   - it began longer ago than its time limit plus EVALSITE_SWEEP_MARGIN_S, or
@@ -27,6 +29,7 @@ from django.utils import timezone
 
 from properties.models import ScoringChunk, ScoringJob, WorkerHeartbeat
 from properties.pipeline import dispatch, workers
+from properties.scorers.registry import QUEUES
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +41,7 @@ FORGET_WORKERS_AFTER = timedelta(days=7)
 
 @dataclass
 class SweepReport:
+    released: int = 0
     resent: list[int] = field(default_factory=list)
     given_up: list[int] = field(default_factory=list)
     jobs_closed: list[int] = field(default_factory=list)
@@ -46,6 +50,8 @@ class SweepReport:
 def sweep(now: datetime | None = None) -> SweepReport:
     now = now or timezone.now()
     report = SweepReport()
+    for queue in QUEUES:
+        report.released += dispatch.release(queue)
     lost = lost_chunks(now)
     by_job: dict[int, list[tuple[ScoringChunk, str]]] = defaultdict(list)
     for chunk, reason in lost.values():
@@ -74,7 +80,8 @@ def lost_chunks(now: datetime) -> dict[int, tuple[ScoringChunk, str]]:
             lost.setdefault(chunk.pk, (chunk, reason(chunk) if callable(reason) else reason))
 
     grace = timedelta(seconds=settings.EVALSITE_SEND_GRACE_S)
-    add(open_chunks.filter(sent_at__isnull=True, created_at__lt=now - grace), "the broker had not accepted its task")
+    unsent = open_chunks.filter(sent_at__isnull=True, created_at__lt=now - grace).exclude(kind=ScoringChunk.Kind.SCORE)
+    add(unsent, "the broker had not accepted its task")
     add(open_chunks.filter(failed_at__isnull=False), _raised)
     alive = workers.alive_workers(now)
     stale = now - timedelta(seconds=settings.EVALSITE_WORKER_STALE_S)

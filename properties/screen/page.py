@@ -11,6 +11,7 @@ from django.core.paginator import Page
 from django.http import QueryDict
 
 from properties.models import Interaction, Project, PropertyValue, Run
+from properties.pipeline import progress
 from properties.projects import project_templates
 from properties.quality import criteria, pass_rates
 from properties.quality.criteria import Criterion
@@ -148,7 +149,7 @@ def screen_context(run: Run, params: QueryDict, session: SessionBase) -> dict[st
     opened = opened_id(params, page)
     context = {
         "run": run,
-        "job": run.latest_job(),
+        "progress": progress.run_progress(run),
         "query": query,
         "params": params,
         "page": page,

@@ -141,6 +141,8 @@ class IngestResult:
     file_format: str = ""
     # The mapping used: the one given, else the suggested one (for JSON and JSONL, the first row's).
     column_mapping: dict[str, str | list[str]] = field(default_factory=dict)
+    # Why the rows stored were not scored (the project's open jobs at the operator's limit).
+    scoring_refused: str = ""
 
     def reject(self, error: RowError) -> None:
         self.rejected += 1
@@ -481,6 +483,42 @@ def _split_documents(cell: Any) -> list[str]:
 # --- writing ----------------------------------------------------------------------------------
 
 
+class LimitReached(IngestError):
+    """An operator's limit on rows: reading stops at this row, the rows before it are stored."""
+
+
+@dataclass(frozen=True)
+class RowLimits:
+    """The operator's limits on the rows one upload (or API batch) may store into a project."""
+
+    per_upload: int
+    project_room: int
+    project_name: str
+    project_limit: int
+    stored: int
+
+    @classmethod
+    def for_run(cls, run: Run) -> RowLimits:
+        limit = settings.EVALSITE_PROJECT_MAX_INTERACTIONS
+        stored = Interaction.objects.filter(run__project_id=run.project_id).count()
+        name = Run.objects.filter(pk=run.pk).values_list("project__name", flat=True).first() or ""
+        return cls(settings.EVALSITE_UPLOAD_MAX_ROWS, max(0, limit - stored), name, limit, stored)
+
+    def check(self, line: int, taken: int) -> None:
+        """Raise for the row that would be the `taken`-th this upload stores, if it is one too many."""
+        if taken > self.per_upload:
+            raise LimitReached(
+                f"line {line} is past the limit of {self.per_upload:,} rows per upload "
+                "(EVALSITE_UPLOAD_MAX_ROWS, set by the server's operator)"
+            )
+        if taken > self.project_room:
+            raise LimitReached(
+                f"line {line} would take project {self.project_name!r} past its limit of "
+                f"{self.project_limit:,} interactions (EVALSITE_PROJECT_MAX_INTERACTIONS, set by the server's "
+                f"operator); it held {self.stored:,} before this upload"
+            )
+
+
 class _BatchWriter:
     """Writes accepted interactions BATCH_SIZE at a time, one transaction per batch.
 
@@ -494,10 +532,14 @@ class _BatchWriter:
         self.run = run
         self.result = result
         self.pending: dict[str, tuple[int, Interaction]] = {}
+        self.limits = RowLimits.for_run(run)
+        self.taken = 0
         # Rows above this pk were stored after the upload began: "an earlier row of this file".
         self.last_pk_before = Interaction.objects.filter(run=run).aggregate(last=Max("pk"))["last"] or 0
 
     def add(self, line: int, interaction: Interaction) -> None:
+        self.taken += 1
+        self.limits.check(line, self.taken)
         uid = interaction.user_interaction_id
         earlier = self.pending.get(uid)
         if earlier is not None:
@@ -611,8 +653,11 @@ def ingest_file(
     """
     result = IngestResult()
     writer = _BatchWriter(run, result)
-    for line, interaction in read_interactions(fileobj, name, result, column_mapping, run, row_id):
-        writer.add(line, interaction)
+    try:
+        for line, interaction in read_interactions(fileobj, name, result, column_mapping, run, row_id):
+            writer.add(line, interaction)
+    except LimitReached as exc:
+        result.fatal = str(exc)
     writer.flush()  # the rows read before a fatal problem are good: keep them
     _finish(result)
     return result
@@ -640,7 +685,7 @@ def ingest_records(
         builder = _RowBuilder(run, lambda line: f"b{batch}-r{line}")
         for line, interaction in _build_items(items, resolver, builder, result):
             writer.add(line, interaction)
-    except IngestError as exc:
+    except IngestError as exc:  # LimitReached included: the rows before it are stored
         result.fatal = str(exc)
     writer.flush()
     _finish(result)
@@ -737,9 +782,12 @@ def ingest_upload(
             update_fields=["run", "file_format", "column_mapping", "accepted", "rejected", "row_errors", "status"]
         )
         if run is not None and result.accepted and start_scoring:
-            from properties.pipeline import scoring
+            from properties.pipeline import limits, scoring
 
-            scoring.start_job(run)
+            try:
+                scoring.start_job(run)
+            except limits.JobLimitReached as exc:
+                result.scoring_refused = str(exc)
     return result
 
 

@@ -36,6 +36,7 @@ urlpatterns = [
     path("runs/<int:pk>/delete/", views.run_delete, name="run-delete"),
     path("runs/<int:pk>/export.<str:file_format>", views.run_export, name="run-export"),
     path("jobs/<int:pk>/progress/", views.job_progress, name="job-progress"),
+    path("runs/<int:pk>/progress/", views.run_progress, name="run-progress"),
     path("interactions/<int:pk>/", views.interaction_detail, name="interaction-detail"),
     path("interactions/<int:pk>/annotate/", views.interaction_annotate, name="interaction-annotate"),
 ]

@@ -28,7 +28,7 @@ from properties.models import (
     ScoringJob,
     Upload,
 )
-from properties.pipeline import deletion, previews, scoring, workers
+from properties.pipeline import deletion, limits, previews, progress, scoring, workers
 from properties.projects import project_templates
 from properties.quality import criteria, report_card
 from properties.scorers import registry
@@ -276,7 +276,11 @@ def run_annotate(request: HttpRequest, pk: int) -> HttpResponse:
     except rules.RulesError as exc:
         messages.error(request, f"The project's annotation rules are invalid: {exc}")
         return redirect("properties:run-detail", pk=run.pk)
-    annotation.plan_annotation(run)
+    try:
+        annotation.plan_annotation(run)
+    except limits.JobLimitReached as exc:
+        messages.error(request, str(exc))
+        return redirect("properties:run-detail", pk=run.pk)
     messages.info(request, "Applying the annotation rules to this run.")
     return redirect("properties:run-detail", pk=run.pk)
 
@@ -364,7 +368,9 @@ def upload_mapping(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("properties:upload-detail", pk=upload.pk)
     form = ColumnMappingForm(request.POST or None, columns=preview.columns, suggested=preview.suggested_mapping)
     if request.method == "POST" and form.is_valid():
-        ingest.ingest_upload(upload, form.mapping(), start_scoring=True)
+        result = ingest.ingest_upload(upload, form.mapping(), start_scoring=True)
+        if result.scoring_refused:
+            messages.error(request, f"The rows were stored but not scored: {result.scoring_refused}")
         return redirect("properties:upload-detail", pk=upload.pk)
     context = {"upload": upload, "preview": preview, "form": form}
     return render(request, "properties/upload_mapping.html", context)
@@ -396,7 +402,11 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def run_rescore(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run_for(request, pk)
-    scoring.start_job(run)
+    try:
+        scoring.start_job(run)
+    except limits.JobLimitReached as exc:
+        messages.error(request, str(exc))
+        return redirect("properties:run-detail", pk=run.pk)
     messages.info(request, "Rescoring: a worker is listing the stale or missing values, then scores them.")
     return redirect("properties:run-detail", pk=run.pk)
 
@@ -406,6 +416,15 @@ def job_progress(request: HttpRequest, pk: int) -> HttpResponse:
     response = render(request, "properties/_job_progress.html", {"job": job})
     if request.htmx and job.is_finished:
         # 286 tells htmx to stop polling; the finished bar is still swapped in.
+        return HttpResponseStopPolling(response.content)
+    return response
+
+
+def run_progress(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _run_for(request, pk)
+    found = progress.run_progress(run)
+    response = render(request, "properties/_run_progress.html", {"run": run, "progress": found})
+    if request.htmx and found.is_finished:
         return HttpResponseStopPolling(response.content)
     return response
 

@@ -23,6 +23,7 @@ READ_ONLY = {
     "properties:run-detail",
     "properties:run-export",
     "properties:job-progress",
+    "properties:run-progress",
     "properties:interaction-detail",
 }
 
