@@ -54,3 +54,14 @@ def _return_freed_memory(sender, **kwargs) -> None:
     from properties.pipeline import workers
 
     workers.return_freed_memory()
+
+
+# Celery sets up the worker's and beat's log handlers itself: they get the secrets filter too.
+@signals.after_setup_logger.connect
+@signals.after_setup_task_logger.connect
+def _scrub_log_secrets(logger, **kwargs) -> None:
+    from properties.provider_keys import ScrubSecrets
+
+    for handler in logger.handlers:
+        if not any(isinstance(existing, ScrubSecrets) for existing in handler.filters):
+            handler.addFilter(ScrubSecrets())

@@ -275,6 +275,9 @@ CELERY_BEAT_SCHEDULER = "evalsite.beat:ReconnectingScheduler"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # The server's secrets never reach a log line (properties/provider_keys.py); Celery's own log
+    # handlers get the same filter (evalsite/celery.py).
+    "filters": {"scrub_secrets": {"()": "properties.provider_keys.ScrubSecrets"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["scrub_secrets"]}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }

@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import F
 from django.utils import timezone
 
+from properties import provider_keys
 from properties.models.projects import Run
 
 
@@ -78,7 +79,7 @@ class ScoringJob(models.Model):
         if not_applicable:
             updates["not_applicable"] = F("not_applicable") + not_applicable
         if error:
-            updates["last_error"] = error
+            updates["last_error"] = provider_keys.scrub(error)
         ScoringJob.objects.filter(pk=self.pk).update(**updates)
         ScoringJob.objects.filter(pk=self.pk, status=self.Status.PENDING).update(status=self.Status.RUNNING)
         ScoringJob.objects.filter(pk=self.pk, started_at__isnull=True).update(started_at=timezone.now())
@@ -104,7 +105,7 @@ class ScoringJob(models.Model):
     def fail(self, reason: str) -> None:
         """End the job as failed now (its planning was given up): nothing more will be done."""
         ScoringJob.objects.filter(pk=self.pk).exclude(status__in=self.FINISHED).update(
-            status=self.Status.FAILED, failure=reason, finished_at=timezone.now()
+            status=self.Status.FAILED, failure=provider_keys.scrub(reason), finished_at=timezone.now()
         )
         self.chunks.filter(state=ScoringChunk.State.OPEN).update(
             state=ScoringChunk.State.CANCELLED, finished_at=timezone.now()
@@ -121,11 +122,11 @@ class ScoringJob(models.Model):
 
     def give_up(self, chunk: ScoringChunk, reason: str) -> None:
         """Count a chunk that never finished as failed items; the job ends failed, with the reason."""
-        ScoringJob.objects.filter(pk=self.pk, failure="").update(failure=reason)
+        ScoringJob.objects.filter(pk=self.pk, failure="").update(failure=provider_keys.scrub(reason))
         self.record_chunk(done=0, failed=chunk.items, error=reason)
 
     def note(self, text: str) -> None:
-        ScoringJob.objects.filter(pk=self.pk).update(notice=f"{timezone.now():%H:%M:%S} {text}")
+        ScoringJob.objects.filter(pk=self.pk).update(notice=f"{timezone.now():%H:%M:%S} {provider_keys.scrub(text)}")
 
 
 class ScoringChunkQuerySet(models.QuerySet):
@@ -214,7 +215,7 @@ class ScoringChunk(models.Model):
 
     def record_failed_attempt(self, error: str) -> None:
         ScoringChunk.objects.filter(pk=self.pk, state=self.State.OPEN).update(
-            failed_at=timezone.now(), last_error=error[:2000]
+            failed_at=timezone.now(), last_error=provider_keys.scrub(error)[:2000]
         )
 
     def claim_finish(self) -> bool:

@@ -54,7 +54,7 @@ def run_preview(preview_id: int) -> None:
     try:
         scores = preview.prompt().preview(ordered, api_key=key)
     except ScorerUnavailable as exc:
-        preview.status, preview.error = PromptPreview.Status.FAILED, str(exc)
+        preview.status, preview.error = PromptPreview.Status.FAILED, provider_keys.scrub(str(exc))
     else:
         preview.status = PromptPreview.Status.DONE
         preview.interaction_ids = [interaction.pk for interaction in ordered]
@@ -64,7 +64,7 @@ def run_preview(preview_id: int) -> None:
                 "value": score.value,
                 "label": score.label,
                 "reasoning": (score.details or {}).get("reasoning", ""),
-                "error": score.error or "",
+                "error": provider_keys.scrub(score.error or ""),
             }
             for score in scores
         ]

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
+from properties import provider_keys
 from properties.models import Interaction, Project, PropertyValue, Run, RunBudget, ScoringChunk, ScoringJob
 from properties.pipeline import dispatch, limits
 from properties.projects import project_config
@@ -313,7 +314,8 @@ def store_values(run_id: int, setup: ScorerSetup, results: dict[tuple[int, str],
             scorer_version=setup.version_key,
             model=setup.model,
             status=_status(score),
-            error=score.error or "",
+            # A provider's error may quote what it was sent: no server secret is stored.
+            error=provider_keys.scrub(score.error or ""),
             updated_at=now,
         )
         for (interaction_id, field), score in results.items()

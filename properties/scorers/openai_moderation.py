@@ -134,4 +134,4 @@ class OpenAIModeration(LLMJudge):
         )
 
     def scrub(self, text: str, key: str = "") -> str:
-        return llm.KEY_PATTERN.sub("***", text.replace(key, "***") if key else text)
+        return llm.scrub_secrets(text, [key] if key else [])

@@ -10,9 +10,10 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
-from properties.models import PropertyValue
+from properties.models import ApiToken, PropertyValue, ScoringJob
 from properties.pipeline import scoring
 from properties.scorers.llm.judges import LLMHallucinationFree
 from properties.scorers.net import policy
@@ -31,12 +32,23 @@ class Recorder:
     def __init__(self) -> None:
         self.seen: list[tuple[str, dict[str, str], bytes]] = []
         self.redirect_to = ""
+        # A provider that answers 401 quoting every header and the body it received.
+        self.echo = False
         recorder = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 recorder.seen.append((self.path, dict(self.headers), body))
+                if recorder.echo:
+                    quoted = f"Incorrect API key provided: {self.headers.get('Authorization')}; {dict(self.headers)}"
+                    payload = json.dumps({"error": {"message": f"{quoted}; body: {body.decode()}"}}).encode()
+                    self.send_response(401)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
                 if recorder.redirect_to:
                     self.send_response(307)
                     self.send_header("Location", recorder.redirect_to + self.path)
@@ -226,3 +238,82 @@ def test_base_urls_match_the_operators_list_by_origin_and_path(listed, wanted, a
         else:
             with pytest.raises(policy.OutboundRefused):
                 policy.current().check_llm_base_url(wanted)
+
+
+MISTRAL_CANARY = "mistral-canary-7f3a9c0d1e2b4a5f"
+
+
+@pytest.mark.django_db
+def test_a_key_a_provider_echoes_back_is_stored_and_shown_nowhere(recorder, canaries, settings, monkeypatch, caplog):
+    """An allowed key variable in a format no pattern knows, quoted back by the provider in its 401."""
+    monkeypatch.setenv("MISTRAL_API_KEY", MISTRAL_CANARY)
+    settings.EVALSITE_LLM_BASE_URLS = [recorder.url]
+    recorder.echo = True
+    config = {
+        "llm_hallucination_free": {
+            "model_id": "openai/judge",
+            "base_url": recorder.url,
+            "api_key_variable": "MISTRAL_API_KEY",
+        }
+    }
+    project, values = judged_run(config)
+    assert MISTRAL_CANARY in recorder.everything_sent(), "the key was sent, and echoed back"
+    assert {status for status, _ in values} == {"error"}
+    assert "Incorrect API key provided: Bearer ***" in values[0][1]
+    job = ScoringJob.objects.get(run__project=project)
+    stored = json.dumps([values, job.last_error, job.failure, job.notice])
+    assert MISTRAL_CANARY not in stored and MISTRAL_CANARY not in caplog.text
+    # The API shows what is stored.
+    user = UserFactory()
+    project.add_member(user, "owner")
+    _, secret = ApiToken.issue(user, "t")
+    client = Client()
+    answered = client.get(f"/api/jobs/{job.pk}", HTTP_AUTHORIZATION=f"Bearer {secret}").content.decode()
+    answered += client.get(
+        f"/api/runs/{job.run_id}/interactions", HTTP_AUTHORIZATION=f"Bearer {secret}"
+    ).content.decode()
+    assert "Incorrect API key" in answered and MISTRAL_CANARY not in answered
+
+
+@pytest.mark.django_db
+def test_the_servers_own_secrets_are_scrubbed_from_stored_errors_and_logs(settings, monkeypatch, caplog):
+    """A scorer (a user's plugin, say) whose error quotes the server's secret key and connection URLs."""
+    import logging
+
+    from properties import provider_keys
+    from properties.scorers import registry
+    from properties.scorers.base import Scorer
+
+    broker = "redis://:broker-password-4711@redis.internal:6379/0"
+    database = "postgres://evalsite:db-password-0815@db.internal:5432/evalsite"
+    monkeypatch.setenv("CELERY_BROKER_URL", broker)
+    monkeypatch.setenv("DATABASE_URL", database)
+    settings.SECRET_KEY = "django-secret-key-canary-42"
+    settings.EVALSITE_SECRETS_KEY = ["fernet-key-canary-000000000000000000000000="]
+    leaks = [settings.SECRET_KEY, settings.EVALSITE_SECRETS_KEY[0], broker, database]
+
+    class Leaky(Scorer):
+        @staticmethod
+        def name() -> str:
+            return "leaky"
+
+        def run_batch(self, candidate_batch, reference_batch=None, input_text_batch=None, context_batch=None):
+            raise RuntimeError(" ".join(leaks) + " and the passwords alone: db-password-0815 broker-password-4711")
+
+    with registry.temporarily(Leaky):
+        project = ProjectFactory(enabled_properties=["leaky"])
+        run = RunFactory(project=project)
+        InteractionFactory.create_batch(2, run=run)
+        job = scoring.plan_job(run)
+        for chunk in job.chunks.filter(kind="score"):
+            scoring.score_chunk(chunk.pk)
+    job.refresh_from_db()
+    errors = list(PropertyValue.objects.filter(run=run).values_list("error", flat=True))
+    text = json.dumps([errors, job.last_error])
+    assert "RuntimeError" in text and "***" in text
+    for secret in [*leaks, "db-password-0815", "broker-password-4711"]:
+        assert secret not in text
+    caplog.set_level(logging.INFO)
+    logging.getLogger("properties.test").warning("connecting to %s", broker)
+    record = caplog.records[-1]
+    assert provider_keys.ScrubSecrets().filter(record) and broker not in record.getMessage()

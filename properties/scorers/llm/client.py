@@ -291,9 +291,26 @@ class LLMClient:
 
     def scrub(self, text: str) -> str:
         """Remove the key from text a provider may have echoed (an error body, a reply)."""
-        if self._api_key:
-            text = text.replace(self._api_key, "***")
-        return KEY_PATTERN.sub("***", text)
+        return scrub_secrets(text, [self._api_key] if self._api_key else [])
+
+
+# A value shorter than this is not replaced: it would garble ordinary words, and no key is that short.
+MIN_SECRET_CHARS = 8
+
+
+def secret_values() -> list[str]:
+    """The keys this process could send: the values of the operator's allowed key variables."""
+    values = {os.environ.get(name, "") for name in policy.current().llm_key_variables}
+    return [value for value in values if len(value) >= MIN_SECRET_CHARS]
+
+
+def scrub_secrets(text: str, extra: list[str] | tuple[str, ...] = ()) -> str:
+    """`text` with every key this process holds replaced by ***, by value (whatever the provider's
+    format: a Mistral or Anthropic key looks like no pattern), then by the known key patterns."""
+    for secret in sorted({*extra, *secret_values()}, key=len, reverse=True):
+        if len(secret) >= MIN_SECRET_CHARS:
+            text = text.replace(secret, "***")
+    return KEY_PATTERN.sub("***", text)
 
 
 def resolve_key(provider: str, base_url: str | None, api_key: str | None, key_variable: str | None) -> str | None:
