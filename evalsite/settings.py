@@ -186,6 +186,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 EVALSITE_FIELD_MAX_CHARS = env.int("EVALSITE_FIELD_MAX_CHARS", default=200_000)
 # Properties planned for a new project when none are chosen.
 EVALSITE_DEFAULT_PROPERTIES = env.list("EVALSITE_DEFAULT_PROPERTIES", default=[])
+# Pydantic models projects may name for the Schema property, by name: "order=myapp.schemas.Order,...".
+# The operator's code; a project's configuration never names a module to import.
+EVALSITE_PYDANTIC_MODELS = env.dict("EVALSITE_PYDANTIC_MODELS", default={})
 # Extra scorers by dotted path ("package.module.ClassName"), beside the evalsite.scorers entry points.
 EVALSITE_SCORERS = env.list("EVALSITE_SCORERS", default=[])
 # Interactions scored by one task.

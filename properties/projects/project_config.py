@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.utils.module_loading import import_string
+
 from properties.models import Project
 from properties.scorers.base import ScorerUnavailable
 from properties.scorers.net import policy
@@ -17,6 +20,10 @@ from properties.scorers.net import policy
 # Options that were once per project and are the operator's settings now.
 OPERATOR_SETTINGS = {"allow_private_addresses": "EVALSITE_LINKS_ALLOW_PRIVATE_ADDRESSES"}
 KEY_NAME = "api_key_name"
+# Options that would name Python code. A project's configuration never names code to import (any
+# module's import-time side effects, any module's memory, for any member); it names one of the
+# objects the operator registered in a setting, by the name given there.
+REGISTERED_OBJECTS = {"pydantic_model": "EVALSITE_PYDANTIC_MODELS"}
 
 
 def problems(project: Project | None, name: str, options: dict[str, Any]) -> list[str]:
@@ -42,7 +49,37 @@ def problems(project: Project | None, name: str, options: dict[str, Any]) -> lis
     key_name = options.get(KEY_NAME)
     if key_name is not None and (project is None or not project.provider_keys.filter(name=key_name).exists()):
         found.append(f'{name}: the project has no provider key named "{key_name}"')
+    found.extend(f"{name}: {problem}" for problem in _registered_object_problems(options))
     return found
+
+
+def _registered_object_problems(options: dict[str, Any]) -> list[str]:
+    found = []
+    for option, setting in REGISTERED_OBJECTS.items():
+        value = options.get(option)
+        if value is None:
+            continue
+        registered = getattr(settings, setting)
+        if not isinstance(value, str) or value not in registered:
+            names = ", ".join(sorted(registered)) or "none yet"
+            found.append(
+                f"{option} names one of the objects this server's operator registered in {setting} "
+                f"({names}); a project's configuration cannot name code to import"
+                + ('. Give the schema as data with "json_schema" instead' if option == "pydantic_model" else "")
+            )
+    return found
+
+
+def _resolve_registered_objects(options: dict[str, Any]) -> None:
+    """Replace each registered name by the operator's object, imported from the setting's path."""
+    for option, setting in REGISTERED_OBJECTS.items():
+        if options.get(option) is None:
+            continue
+        problems_found = _registered_object_problems(options)
+        if problems_found:
+            # Saved before this rule, or written around the form: never imported.
+            raise ScorerUnavailable(problems_found[0])
+        options[option] = import_string(getattr(settings, setting)[options[option]])
 
 
 def scorer_options(project: Project, name: str) -> dict[str, Any]:
@@ -51,6 +88,7 @@ def scorer_options(project: Project, name: str) -> dict[str, Any]:
     if "api_key" in options:
         # Saved before keys left configurations, or written around the form: never used.
         raise ScorerUnavailable(problems(project, name, {"api_key": None})[0])
+    _resolve_registered_objects(options)
     key_name = options.pop(KEY_NAME, None)
     if key_name is None:
         return options
@@ -63,4 +101,9 @@ def scorer_options(project: Project, name: str) -> dict[str, Any]:
 
 def strip_for_scorer_check(options: dict[str, Any]) -> dict[str, Any]:
     """The options a scorer class is asked to accept at save time (the project key is resolved later)."""
-    return {key: value for key, value in options.items() if key != KEY_NAME and key not in OPERATOR_SETTINGS}
+    # A registered object's name is checked by `problems`, and resolved only when the scorer runs.
+    return {
+        key: value
+        for key, value in options.items()
+        if key != KEY_NAME and key not in OPERATOR_SETTINGS and key not in REGISTERED_OBJECTS
+    }

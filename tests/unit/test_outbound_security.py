@@ -317,3 +317,45 @@ def test_the_servers_own_secrets_are_scrubbed_from_stored_errors_and_logs(settin
     logging.getLogger("properties.test").warning("connecting to %s", broker)
     record = caplog.records[-1]
     assert provider_keys.ScrubSecrets().filter(record) and broker not in record.getMessage()
+
+
+@pytest.mark.django_db
+def test_a_project_configuration_never_names_code_to_import(client, settings):
+    """`{"schema": {"pydantic_model": "this.s"}}` once imported `this` in the worker; `torch.X` grew a
+    pool process by 330 MB for good. Now only models the operator registered by name are imported."""
+    import sys
+
+    settings.EVALSITE_PYDANTIC_MODELS = {"order": "tests.unit.scorers.schema_models.Order"}
+    user = UserFactory()
+    project = ProjectFactory(owner=user, enabled_properties=["schema"])
+    client.force_login(user)
+    url = reverse("properties:project-properties", args=[project.pk])
+    refused = {"schema": {"pydantic_model": "this.s"}}
+    page = client.post(url, {"enabled": ["schema"], "configuration": json.dumps(refused)}).content.decode()
+    assert "pydantic_model names one of the objects this server&#x27;s operator registered in " in page
+    assert "EVALSITE_PYDANTIC_MODELS (order); a project&#x27;s configuration cannot name code to import" in page
+    project.refresh_from_db()
+    assert project.property_config == {}
+    # Written around the form (or saved before the rule): every value fails, nothing is imported.
+    sys.modules.pop("this", None)
+    project.property_config = refused
+    project.save()
+    run = RunFactory(project=project)
+    InteractionFactory(run=run, output='{"id": 1}')
+    for chunk in scoring.plan_job(run).chunks.filter(kind="score"):
+        scoring.score_chunk(chunk.pk)
+    [(status, error)] = PropertyValue.objects.filter(run=run).values_list("status", "error")
+    assert status == "error" and "cannot name code to import" in error
+    assert "this" not in sys.modules
+    # A registered model, by its name: saved, and scored with the operator's class.
+    allowed = {"schema": {"pydantic_model": "order"}}
+    client.post(url, {"enabled": ["schema"], "configuration": json.dumps(allowed)})
+    project.refresh_from_db()
+    assert project.property_config == allowed
+    run = RunFactory(project=project)
+    InteractionFactory(run=run, output='{"id": 7, "items": [{"sku": "A1", "quantity": 2}]}')
+    InteractionFactory(run=run, output='{"id": "seven"}')
+    for chunk in scoring.plan_job(run).chunks.filter(kind="score"):
+        scoring.score_chunk(chunk.pk)
+    values = sorted(PropertyValue.objects.filter(run=run).values_list("value", flat=True))
+    assert values == [0.0, 1.0]
