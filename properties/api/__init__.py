@@ -18,7 +18,7 @@ from typing import Any, Literal
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.db.models import Avg, Count, Exists, OuterRef, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -123,6 +123,13 @@ def api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
     for name, value in exc.headers.items():
         response[name] = value
     return response
+
+
+@api.exception_handler(TooManyFieldsSent)
+def too_many_fields(request: HttpRequest, exc: TooManyFieldsSent) -> HttpResponse:
+    limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+    detail = f"the request has more than {limit} parameters; a filter takes at most {datascreen.MAX_CONDITIONS} terms"
+    return api.create_response(request, {"detail": detail}, status=400)
 
 
 @api.exception_handler(RequestDataTooBig)
@@ -261,7 +268,11 @@ class InteractionPage(Schema):
 
 
 class InteractionFilters(Schema):
-    filter: list[str] = Field([], description="Property ranges, e.g. toxicity.output<0.1 (all must hold).")
+    filter: list[str] = Field(
+        [],
+        max_length=datascreen.MAX_CONDITIONS,
+        description=f"Property ranges, e.g. toxicity.output<0.1 (all must hold; at most {datascreen.MAX_CONDITIONS}).",
+    )
     annotation: Literal["good", "bad", "unknown"] | None = None
     limit: int = Field(50, ge=1, le=MAX_PAGE)
     offset: int = Field(0, ge=0, le=MAX_OFFSET)

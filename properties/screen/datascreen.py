@@ -112,6 +112,11 @@ def parse_condition(text: str) -> Condition | StatusCondition:
     return Condition(prop, field_name, match["op"], value)
 
 
+# Conditions one view may hold: each is a subquery, and SQLite refuses an expression tree past
+# about a thousand ("Expression tree is too large"); no person writes more than a few.
+MAX_CONDITIONS = 50
+
+
 @dataclass
 class ScreenQuery:
     conditions: list[Condition | StatusCondition] = field(default_factory=list)
@@ -135,9 +140,13 @@ class ScreenQuery:
             sort=params.get("sort", ""),
             columns=[c for c in params.getlist("col") if c],
         )
-        for text in params.getlist("where"):
-            if not text.strip():
-                continue
+        wheres = [text for text in params.getlist("where") if text.strip()]
+        if len(wheres) > MAX_CONDITIONS:
+            query.problems.append(
+                f"{len(wheres)} conditions: at most {MAX_CONDITIONS} are applied; the others were dropped"
+            )
+            wheres = wheres[:MAX_CONDITIONS]
+        for text in wheres:
             try:
                 query.conditions.append(parse_condition(text))
             except FilterError as exc:

@@ -285,10 +285,11 @@ def _jsonl_record(line_number: int, line: str) -> Item:
         value = json_reading.loads(line)
     except ValueError as exc:
         return RowError(line_number, "", f"invalid JSON: {exc}")
-    return _json_record(line_number, value)
+    return json_record(line_number, value)
 
 
-def _json_record(line: int, value: Any) -> Item:
+def json_record(line: int, value: Any) -> Item:
+    """A parsed JSON row, or why it is rejected: not an object, or more keys than a file has columns."""
     if not isinstance(value, dict):
         return RowError(line, "", "not a JSON object")
     if len(value) > MAX_COLUMNS:
@@ -310,7 +311,7 @@ def _json_records(stream: io.TextIOWrapper) -> Iterator[Item]:
             except ValueError as exc:
                 yield RowError(position, "", f"invalid JSON: {exc}")
                 continue
-            yield _json_record(position, value)
+            yield json_record(position, value)
     except json_reading.NotAnArray as exc:
         raise IngestError(f"the file is not a JSON array: {exc}") from exc
     except json_reading.Truncated as exc:

@@ -55,6 +55,7 @@ from properties.uploads.file_formats import (
     displayable,
     file_size,
     first_line,
+    json_record,
     open_records,
     read_head,
 )
@@ -678,10 +679,8 @@ def ingest_records(
         resolver = _MappingResolver(column_mapping)
         if resolver.fixed is not None:
             resolver.fixed.require_output()
-        items = (
-            (index, record) if isinstance(record, dict) else RowError(index, "", "not a JSON object")
-            for index, record in enumerate(records, start=1)
-        )
+        # The same limits as a file's rows: an object, at most MAX_COLUMNS keys.
+        items = (json_record(index, record) for index, record in enumerate(records, start=1))
         builder = _RowBuilder(run, lambda line: f"b{batch}-r{line}")
         for line, interaction in _build_items(items, resolver, builder, result):
             writer.add(line, interaction)

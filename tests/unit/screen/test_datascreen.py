@@ -139,3 +139,15 @@ def test_a_filtered_page_sorted_by_another_property_reads_the_sorted_index_in_sl
         seen = [i.user_interaction_id for number in pages.page_range for i in pages.page(number)]
         assert seen == expected
     assert [i.user_interaction_id for i in datascreen.filtered_interactions(run, query)] == expected
+
+
+def test_a_view_applies_at_most_max_conditions_and_says_so():
+    from properties.screen.datascreen import MAX_CONDITIONS, ScreenQuery
+
+    params = QueryDict(mutable=True)
+    params.setlist("where", ["toxicity.output>0.5"] * (MAX_CONDITIONS + 10))
+    query = ScreenQuery.from_params(params)
+    assert len(query.conditions) == MAX_CONDITIONS
+    assert query.problems == [
+        f"{MAX_CONDITIONS + 10} conditions: at most {MAX_CONDITIONS} are applied; the others were dropped"
+    ]
