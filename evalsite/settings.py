@@ -261,6 +261,8 @@ EVALSITE_SWEEP_MARGIN_S = env.float("EVALSITE_SWEEP_MARGIN_S", default=60.0)
 EVALSITE_SEND_GRACE_S = env.float("EVALSITE_SEND_GRACE_S", default=60.0)
 # Score chunks a queue holds in flight at least; jobs take turns within it (properties.pipeline.dispatch).
 EVALSITE_DISPATCH_WINDOW = env.int("EVALSITE_DISPATCH_WINDOW", default=4)
+# Seconds one task applies annotation rules before the rest continues in a new task (its turn again).
+EVALSITE_RULES_TASK_BUDGET_S = env.float("EVALSITE_RULES_TASK_BUDGET_S", default=5.0)
 EVALSITE_IDLE_WITNESS_S = env.float("EVALSITE_IDLE_WITNESS_S", default=15.0)
 EVALSITE_CHUNK_MAX_ATTEMPTS = env.int("EVALSITE_CHUNK_MAX_ATTEMPTS", default=3)
 CELERY_BEAT_SCHEDULE = {

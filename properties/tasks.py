@@ -61,8 +61,8 @@ def plan_job_task(job_id: int) -> None:
 
 
 @shared_task(name="properties.annotate_run", chunk_kind=ScoringChunk.Kind.ANNOTATE, **PIPELINE_TASK)
-def annotate_run_task(job_id: int) -> None:
-    annotation.run_annotation_job(job_id)
+def annotate_run_task(job_id: int, after: int = 0) -> None:
+    annotation.run_annotation_job(job_id, after)
 
 
 # A preview is a person waiting on a page: no retries, the page says what went wrong.

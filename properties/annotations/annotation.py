@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -32,18 +34,26 @@ def plan_annotation(run: Run) -> ScoringJob:
     return job
 
 
-def run_annotation_job(job_id: int) -> None:
+def run_annotation_job(job_id: int, after: int = 0) -> None:
+    """Apply the rules to the run's interactions past `after`, page by page. A task holds its worker
+    process for EVALSITE_RULES_TASK_BUDGET_S at most: past it, the rest continues in a new task at
+    the back of the queue, so a large rule set on a large run never stalls other projects' work."""
     job = ScoringJob.objects.select_related("run__project").filter(pk=job_id).first()
-    if job is None or job.is_finished:
+    if job is None:
+        return
+    if job.is_finished:
+        _close_chunk(job)  # a task sent again after the job ended: nothing left to do
         return
     try:
         blocks = rules_for(job.run)
     except rules.RulesError as exc:
         job.record_chunk(done=0, failed=job.total - job.processed, error=f"the annotation rules are invalid: {exc}")
         return
-    # Re-applying every page is idempotent, so a redelivered job simply starts over.
-    ScoringJob.objects.filter(pk=job.pk).update(done=0, failed=0)
-    last = 0
+    if not after:
+        # Re-applying every page is idempotent, so a redelivered job simply starts over.
+        ScoringJob.objects.filter(pk=job.pk).update(done=0, failed=0)
+    started = time.monotonic()
+    last = after
     while True:
         page = list(job.run.interactions.filter(pk__gt=last).order_by("pk")[:RULES_PAGE])
         if not page:
@@ -51,14 +61,23 @@ def run_annotation_job(job_id: int) -> None:
         apply_rules(blocks, page)
         job.record_chunk(done=len(page), failed=0)
         last = page[-1].pk
+        if len(page) < RULES_PAGE:
+            break
+        if time.monotonic() - started > settings.EVALSITE_RULES_TASK_BUDGET_S:
+            dispatch.continue_annotation(job.pk, last)
+            return
     # Interactions deleted while the job ran still count, so the job always ends.
     with transaction.atomic():
         ScoringJob.objects.filter(pk=job.pk).exclude(status__in=ScoringJob.FINISHED).update(
             status=ScoringJob.Status.DONE, finished_at=timezone.now(), total=job.processed
         )
-        job.chunks.filter(kind=ScoringChunk.Kind.ANNOTATE, state=ScoringChunk.State.OPEN).update(
-            state=ScoringChunk.State.DONE, finished_at=timezone.now()
-        )
+        _close_chunk(job)
+
+
+def _close_chunk(job: ScoringJob) -> None:
+    job.chunks.filter(kind=ScoringChunk.Kind.ANNOTATE, state=ScoringChunk.State.OPEN).update(
+        state=ScoringChunk.State.DONE, finished_at=timezone.now()
+    )
 
 
 def apply_rules(blocks: list[rules.Block], interactions: list[Interaction]) -> None:

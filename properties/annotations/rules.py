@@ -28,6 +28,9 @@ MAX_RULES_CHARS = 100_000
 MAX_DEPTH = 10
 # More messages than this are not read, and a page listing them all could be large.
 MAX_PROBLEMS = 50
+# Conditions in all the blocks: the defaults have 9. Each is evaluated on every interaction, so this
+# bounds the work per page of interactions (2,000 x 500 conditions: about a second).
+MAX_CONDITIONS = 500
 # A condition's value as the reason of a label shows it: a long list is cut here.
 MAX_SHOWN_VALUE = 120
 YAML_TAGS = "tag:yaml.org,2002:"
@@ -155,6 +158,9 @@ def parse_rules(text: str) -> list[Block]:
     if not isinstance(root, yaml.SequenceNode):
         raise RulesError([f"line {_line(root)}: the rules must be a list of blocks (each starting with '- ')"])
     blocks = [_block(node, problems) for node in root.value]
+    conditions = sum(len(block.conditions) for block in blocks if block is not None)
+    if conditions > MAX_CONDITIONS:
+        problems.append(f"the rules have {conditions:,} conditions; the limit is {MAX_CONDITIONS:,}")
     if len(problems) > MAX_PROBLEMS:
         problems = problems[:MAX_PROBLEMS] + [f"... and {len(problems) - MAX_PROBLEMS:,} more problems"]
     if problems:
@@ -170,7 +176,14 @@ def _mapping(node: yaml.Node, what: str, problems: list[str]) -> dict[str, yaml.
     if not isinstance(node, yaml.MappingNode):
         problems.append(f"line {_line(node)}: {what} must be a mapping of keys to values")
         return None
-    return {key.value: value for key, value in node.value}
+    keys = {}
+    for key, value in node.value:
+        # `? [a, b]` or `? {a: b}` makes a key of a list or a mapping: not a name the language has.
+        if not isinstance(key, yaml.ScalarNode):
+            problems.append(f"line {_line(key)}: a key must be a plain name, not a list or a mapping")
+            continue
+        keys[key.value] = value
+    return keys
 
 
 def _block(node: yaml.Node, problems: list[str]) -> Block | None:

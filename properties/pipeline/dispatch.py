@@ -149,6 +149,17 @@ def publish(chunk: ScoringChunk) -> None:
         tasks.score_chunk_task.apply_async(args=(chunk.pk,), queue=chunk.queue)
 
 
+def continue_annotation(job_id: int, after: int) -> None:
+    """Send the rest of a job's annotation (the interactions past `after`) as a new task: the one
+    that calls this has used its time budget. The chunk counts as sent again, not begun."""
+    from properties import tasks
+
+    ScoringChunk.objects.open().filter(job_id=job_id, kind=ScoringChunk.Kind.ANNOTATE).update(
+        sent_at=timezone.now(), started_at=None, worker=""
+    )
+    tasks.annotate_run_task.apply_async(args=(job_id, after), queue="cpu")
+
+
 def _unsend(chunks: list[ScoringChunk], exc: Exception) -> None:
     # Not an attempt: the chunk never reached a worker, so it must not count towards giving up.
     ScoringChunk.objects.filter(pk__in=[chunk.pk for chunk in chunks]).update(sent_at=None, attempts=F("attempts") - 1)

@@ -136,6 +136,11 @@ HOSTILE_RULES = [
         "line 1: not a value",
     ),
     ("- {annotation: bad, conditions: [{property: x, operator: GT, value: " + "9" * 400 + "}]}", "too large a number"),
+    (
+        "- annotation: bad\n  conditions:\n"
+        + "".join(f"    - {{property: p{n}.output, operator: GT, value: 0.5}}\n" for n in range(501)),
+        "the rules have 501 conditions; the limit is 500",
+    ),
 ]
 
 
@@ -147,6 +152,20 @@ def test_hostile_rules_are_refused_quickly_with_a_short_message(text, message):
     assert time.perf_counter() - started < 1
     assert len(error.value.problems) == 1 and message in error.value.problems[0], error.value.problems
     assert len(error.value.problems[0]) < 300
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("- ? [a, b]\n  : x\n", "line 1: a key must be a plain name, not a list or a mapping"),
+        ("- annotation: bad\n  conditions:\n    - ? {a: b}\n      : x\n", "line 3: a key must be a plain name"),
+    ],
+)
+def test_complex_keys_are_a_message_not_a_server_error(text, message):
+    """A list or a mapping as a key once answered a server error on the rules page."""
+    with pytest.raises(rules.RulesError) as error:
+        rules.parse_rules(text)
+    assert error.value.problems[0].startswith(message), error.value.problems
 
 
 def test_a_label_shows_a_long_value_cut_short():
@@ -167,3 +186,28 @@ def test_many_problems_are_reported_up_to_a_limit():
         rules.parse_rules(text)
     assert len(error.value.problems) == rules.MAX_PROBLEMS + 1
     assert error.value.problems[-1] == "... and 30 more problems"
+
+
+@pytest.mark.django_db
+def test_a_rules_task_yields_its_process_after_its_time_budget(settings, monkeypatch, memory_broker):
+    """1,638 conditions on 50,000 rows once held a pool process for 92 s: now a task stops after
+    EVALSITE_RULES_TASK_BUDGET_S and the rest continues in a new task at the back of the queue."""
+    settings.EVALSITE_RULES_TASK_BUDGET_S = 0.0
+    monkeypatch.setattr(annotation, "RULES_PAGE", 2)
+    run = RunFactory()
+    interactions = InteractionFactory.create_batch(5, run=run)
+    job = annotation.plan_annotation(run)
+    memory_broker.take("cpu")
+    annotate_run_task(job.pk)
+    job.refresh_from_db()
+    sent = memory_broker.take("cpu")
+    assert (job.done, job.total) == (2, 5)
+    assert sent == [("properties.annotate_run", (job.pk, interactions[1].pk))]
+    chunk = job.chunks.get()
+    assert chunk.sent_at is not None and chunk.started_at is None, "sent again, not begun"
+    while sent:
+        annotate_run_task(*sent[0][1])
+        sent = memory_broker.take("cpu")
+    job.refresh_from_db()
+    assert (job.status, job.done, job.total) == ("done", 5, 5)
+    assert job.chunks.get().state == "done"
