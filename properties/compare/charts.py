@@ -7,6 +7,7 @@ the baseline (the oldest run) grey, the others Okabe-Ito's colour-blind-safe col
 
 from __future__ import annotations
 
+import html
 import json
 from typing import Any
 
@@ -28,6 +29,13 @@ MEAN_PANEL, RATE_PANEL = (0.0, 0.4), (0.6, 1.0)
 MEAN_PANEL_CENTRE, RATE_PANEL_CENTRE = sum(MEAN_PANEL) / 2, sum(RATE_PANEL) / 2
 
 
+def plain(text: str) -> str:
+    """Text as plotly.js shows it, never as markup: it renders a subset of HTML (links, bold, line
+    breaks) in names, labels, titles and hovers, and a run named `<a href=...>` became live links.
+    plotly.js turns the entities back into the characters when it draws the text."""
+    return html.escape(str(text), quote=False)
+
+
 def run_colours(runs: list[Run]) -> dict[int, str]:
     """The baseline grey, then the candidates in order."""
     return {run.pk: BASELINE if i == 0 else OKABE_ITO[(i - 1) % len(OKABE_ITO)] for i, run in enumerate(runs)}
@@ -40,7 +48,7 @@ def as_data(figure: go.Figure) -> dict[str, Any]:
 
 def _layout(title: str, **options: Any) -> go.Layout:
     return go.Layout(
-        title={"text": title, "font": {"size": 14}},
+        title={"text": plain(title), "font": {"size": 14}},
         height=HEIGHT,
         margin=MARGIN,
         plot_bgcolor="#fff",
@@ -79,10 +87,10 @@ def distribution_figure(comparison: PropertyComparison, runs: list[Run], colours
         if stat is None:
             continue
         if grouped:
-            traces.append(go.Bar(x=centres, y=stat.counts, name=run.name, marker={"color": colours[run.pk]}))
+            traces.append(go.Bar(x=centres, y=stat.counts, name=plain(run.name), marker={"color": colours[run.pk]}))
         else:
             line = {"color": colours[run.pk], "shape": "hvh", "width": 2}
-            traces.append(go.Scatter(x=centres, y=stat.counts, name=run.name, mode="lines", line=line))
+            traces.append(go.Scatter(x=centres, y=stat.counts, name=plain(run.name), mode="lines", line=line))
     layout = _layout(
         f"{comparison.address}: distribution",
         barmode="group",
@@ -105,12 +113,12 @@ def label_figure(comparison: PropertyComparison, runs: list[Run], colours: dict[
         shares = [share for _, share in comparison.label_shares(run.pk)]
         traces.append(
             go.Bar(
-                x=comparison.labels,
+                x=[plain(label) for label in comparison.labels],
                 y=shares,
-                name=run.name,
+                name=plain(run.name),
                 marker={"color": colours[run.pk]},
                 customdata=[counts.get(label, 0) for label in comparison.labels],
-                hovertemplate="%{x}: %{y:.0%} (%{customdata} values)<extra>" + run.name + "</extra>",
+                hovertemplate="%{x}: %{y:.0%} (%{customdata} values)<extra>" + plain(run.name) + "</extra>",
             )
         )
     layout = _layout(
@@ -131,7 +139,7 @@ def summary_figure(comparison: PropertyComparison, runs: list[Run], colours: dic
         interval = comparison.interval(run.pk)
         if stat is None or interval is None:
             continue
-        names.append(run.name)
+        names.append(plain(run.name))
         means.append(stat.mean)
         above.append(interval[1] - stat.mean)
         below.append(stat.mean - interval[0])
@@ -172,7 +180,7 @@ def trend_figure(comparison: PropertyComparison, runs: list[Run], colours: dict[
         if (stat := comparison.stats.get(run.pk)) is not None and stat.count
     ]
     trace = go.Scatter(
-        x=[run.name for run, _ in points],
+        x=[plain(run.name) for run, _ in points],
         y=[value for _, value in points],
         mode="lines+markers",
         line={"color": "#334155"},
@@ -192,7 +200,7 @@ def trend_figure(comparison: PropertyComparison, runs: list[Run], colours: dict[
 
 def score_figure(summaries: list[RunSummary], colours: dict[int, str]) -> dict[str, Any]:
     """The annotation score per run: with the rules' estimates, and from people's labels only."""
-    names = [summary.run.name for summary in summaries]
+    names = [plain(summary.run.name) for summary in summaries]
     colour = [colours[summary.run.pk] for summary in summaries]
     traces = [
         go.Bar(x=names, y=[s.score.score for s in summaries], name="with estimates", marker={"color": colour}),

@@ -79,3 +79,25 @@ def test_the_api_docs_render_from_vendored_files(page, live_server, site):
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("Evalsite API")
     expect(page.get_by_text("/api/runs/{run_id}/interactions").first).to_be_visible()
     assert all(url.startswith(live_server.url) for url in requested), requested
+
+
+def test_a_run_named_like_a_link_is_drawn_as_text_in_the_charts(page, live_server, artifacts):
+    """A run named `<a href=...>Baseline</a>` once became four live links in the comparison's charts,
+    with inline-style violations of the policy (the page fixture fails on any)."""
+    user = UserFactory(username="eve")
+    project = ProjectFactory(owner=user, name="Names", enabled_properties=["toxicity"])
+    hostile = '<a href="https://evil.example/phish">Baseline</a>'
+    runs = [RunFactory(project=project, name=hostile), RunFactory(project=project, name="<b>candidate</b>")]
+    for run, toxicity in zip(runs, (0.2, 0.6), strict=True):
+        for row in ("q1", "q2"):
+            add_value(InteractionFactory(run=run, user_interaction_id=row), "toxicity", value=toxicity)
+    log_in(page, live_server, "eve")
+    expect(page.get_by_role("link", name="Names")).to_be_visible()
+    url = reverse("properties:project-compare", args=[project.pk])
+    page.goto(f"{live_server.url}{url}?runs={runs[0].pk}&runs={runs[1].pk}")
+    charts = page.locator(".chart .main-svg")
+    expect(charts.first).to_be_visible()
+    assert page.locator(".chart a").count() == 0, "no link inside a chart"
+    assert page.locator(".chart b").count() == 0
+    expect(page.locator(".chart text").filter(has_text="evil.example").first).to_have_text(hostile)
+    page.screenshot(path=artifacts / "compare-hostile-run-names.png", full_page=True)

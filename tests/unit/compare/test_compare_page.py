@@ -129,3 +129,44 @@ def test_a_property_of_labels_is_compared_by_the_share_of_each_label(client, set
     assert [trace["x"] for trace in bars["data"]] == [["sql", "json", "other"]] * 2
     assert bars["data"][1]["y"] == [0.75, 0.25, 0.0] and bars["data"][1]["customdata"] == [3, 1, 0]
     assert 'id="chart-0-summary"' not in page and 'id="chart-0-trend"' not in page, "labels have no mean"
+
+
+HOSTILE_NAME = '<a href="https://evil.example/phish">Baseline</a>'
+
+
+def _strings(data) -> list[str]:
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [s for value in data.values() for s in _strings(value)]
+    if isinstance(data, list):
+        return [s for value in data for s in _strings(value)]
+    return []
+
+
+@pytest.mark.django_db
+def test_no_html_from_a_run_name_or_a_label_reaches_plotly():
+    """plotly.js renders links and bold in names, labels and hovers: a run named like a link became
+    four live links in the charts. Every label is escaped text, drawn as the characters typed."""
+    from django.http import QueryDict
+
+    from properties.compare import compare_page
+
+    project = ProjectFactory(enabled_properties=["toxicity", "content_type"])
+    runs = [RunFactory(project=project, name=HOSTILE_NAME), RunFactory(project=project, name="<b>bold</b> run")]
+    runs.append(RunFactory(project=project, name="third"))
+    for run in runs:
+        for row, value in (("q1", 0.2), ("q2", 0.7)):
+            interaction = InteractionFactory(run=run, user_interaction_id=row)
+            add_value(interaction, "toxicity", value=value)
+            add_value(interaction, "content_type", value=None, label="<i>sql</i>")
+    params = QueryDict("prop=toxicity.output&prop=content_type.output")
+    context = compare_page.page_context(project, runs, params)
+    figures = [figure for card in context["cards"] for _, figure in card.figures] + [context["score_figure"]]
+    assert len(figures) >= 4
+    texts = [text for figure in figures for text in _strings(figure)]
+    assert any('&lt;a href="https://evil.example/phish"&gt;Baseline&lt;/a&gt;' in text for text in texts)
+    assert any("&lt;i&gt;sql&lt;/i&gt;" in text for text in texts)
+    for text in texts:
+        for tag in ("<a", "<b>", "<i>"):
+            assert tag not in text, text
