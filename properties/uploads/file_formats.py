@@ -56,6 +56,11 @@ class IngestError(Exception):
     """A problem with the whole file: nothing more can be read from it."""
 
 
+class CutShort(IngestError):
+    """The file ends in the middle of its structure (a JSON array never closed): the rows before
+    the break are good and are stored; nothing after it can be read."""
+
+
 @dataclass
 class RowError:
     line: int | None
@@ -219,11 +224,50 @@ def _csv_records(stream: io.TextIOWrapper, delimiter: str) -> tuple[list[str], I
     # The csv module refuses cells over its own limit (128 KiB) with an error that names no
     # field; raised (never lowered: it is process-wide) so that the field check can name it.
     csv.field_size_limit(max(csv.field_size_limit(), _row_char_limit()))
-    # strict: a quote that is never closed is an error at its row, not a cell that swallows the
-    # rest of the file; so is text after a closing quote (`"a"b`).
-    reader = csv.reader(stream, delimiter=delimiter, strict=True)
+    lines = _CsvLines(stream)
+    # strict: text after a closing quote (`"a"b`) is an error at its row. A quote that is never
+    # closed reaches the end of the file: its row is rejected and the lines after it read again.
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
     columns = _csv_header(reader)
-    return columns, _csv_rows(reader, columns)
+    return columns, _csv_rows(reader, lines, columns)
+
+
+class _CsvLines:
+    """The lines the csv reader reads, numbered, with those of the current row kept, so that the
+    lines a never-closed quote swallowed can be read again (at most a cell's size: the csv module
+    stops a longer cell with its own error)."""
+
+    def __init__(self, stream: io.TextIOWrapper) -> None:
+        self.stream = stream
+        self.read = 0
+        self.again: list[tuple[int, str]] = []
+        self.row: list[tuple[int, str]] = []
+
+    def __iter__(self) -> _CsvLines:
+        return self
+
+    def __next__(self) -> str:
+        if self.again:
+            number, line = self.again.pop()
+        else:
+            line = self.stream.readline()
+            if not line:
+                raise StopIteration
+            self.read += 1
+            number = self.read
+        self.row.append((number, line))
+        return line
+
+    def start_row(self) -> None:
+        self.row = []
+
+    @property
+    def row_start(self) -> int:
+        return self.row[0][0] if self.row else self.read + 1
+
+    def read_again_after_first(self) -> None:
+        self.again.extend(reversed(self.row[1:]))
+        self.row = []
 
 
 def _csv_header(reader: Any) -> list[str]:
@@ -243,17 +287,26 @@ def _csv_header(reader: Any) -> list[str]:
     return columns
 
 
-def _csv_rows(reader: Any, columns: list[str]) -> Iterator[Item]:
+def _csv_rows(reader: Any, lines: _CsvLines, columns: list[str]) -> Iterator[Item]:
     while True:
-        line = reader.line_num + 1  # a quoted cell may span lines: report where the row starts
+        lines.start_row()
         try:
             cells = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
-            reason = "a quoted cell is never closed" if "unexpected end of data" in str(exc) else str(exc)
-            yield RowError(line, "", f"not readable as CSV: {reason}")
+            line = lines.row_start  # a quoted cell may span lines: report where the row starts
+            if "unexpected end of data" in str(exc):
+                yield RowError(
+                    line,
+                    "",
+                    "not readable as CSV: a quote opened in this row is never closed; the rows after it were read",
+                )
+                lines.read_again_after_first()
+            else:
+                yield RowError(line, "", f"not readable as CSV: {exc}")
             continue
+        line = lines.row_start
         if not any(cells):
             continue  # a blank line, or a spreadsheet's row of empty cells
         if len(cells) != len(columns):
@@ -315,7 +368,7 @@ def _json_records(stream: io.TextIOWrapper) -> Iterator[Item]:
     except json_reading.NotAnArray as exc:
         raise IngestError(f"the file is not a JSON array: {exc}") from exc
     except json_reading.Truncated as exc:
-        raise IngestError(f"the file ends before its JSON array is closed, {exc}; the items before are kept") from exc
+        raise CutShort(f"the file ends before its JSON array is closed, {exc}") from exc
 
 
 def first_line(exc: Exception) -> str:

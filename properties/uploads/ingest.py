@@ -47,6 +47,7 @@ from properties.models import Annotation, Interaction, Project, Run, Upload, inp
 from properties.uploads import json_reading
 from properties.uploads.file_formats import (
     BAD_TEXT,
+    CutShort,
     IngestError,
     Item,
     RowError,
@@ -130,6 +131,8 @@ class FilePreview:
     sample_rows: list[dict] = field(default_factory=list)
     suggested_mapping: dict[str, str | list[str]] = field(default_factory=dict)
     error: str | None = None
+    # A file cut short after some rows: they can be stored, and the page says so before the import.
+    warning: str = ""
 
 
 @dataclass
@@ -600,7 +603,11 @@ def preview_file(fileobj: IO[bytes], name: str, max_rows: int = 5) -> FilePrevie
         head = read_head(fileobj)
         preview.file_format = detect_format(name, head)
         with open_records(fileobj, preview.file_format, head, BATCH_SIZE) as (columns, items):
-            rows, seen = _first_rows(items, max_rows)
+            rows, seen, cut_short = _first_rows(items, max_rows)
+        if cut_short and not rows:
+            raise IngestError(f"{cut_short}, before any row that can be stored")
+        if cut_short:
+            preview.warning = f"{cut_short}: the rows before the break will be stored, and none after it."
         if not seen:
             raise IngestError("the file contains no interactions")
         preview.columns = columns if columns is not None else _keys_in_order(rows)
@@ -613,16 +620,20 @@ def preview_file(fileobj: IO[bytes], name: str, max_rows: int = 5) -> FilePrevie
     return preview
 
 
-def _first_rows(items: Iterator[Item], max_rows: int) -> tuple[list[dict[str, Any]], int]:
-    """The first good rows, and how many rows (good or bad) were read to find them."""
+def _first_rows(items: Iterator[Item], max_rows: int) -> tuple[list[dict[str, Any]], int, str]:
+    """The first good rows, how many rows (good or bad) were read to find them, and why the file
+    ends early when it is cut short among them."""
     rows, seen = [], 0
-    for item in itertools.islice(items, PREVIEW_SCAN_ROWS):
-        seen += 1
-        if not isinstance(item, RowError):
-            rows.append(item[1])
-        if len(rows) >= max_rows:
-            break
-    return rows, seen
+    try:
+        for item in itertools.islice(items, PREVIEW_SCAN_ROWS):
+            seen += 1
+            if not isinstance(item, RowError):
+                rows.append(item[1])
+            if len(rows) >= max_rows:
+                break
+    except CutShort as exc:
+        return rows, seen, str(exc)
+    return rows, seen, ""
 
 
 def _keys_in_order(rows: list[dict[str, Any]]) -> list[str]:

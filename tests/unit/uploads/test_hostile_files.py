@@ -156,7 +156,7 @@ def test_numbers_that_do_not_fit_are_a_row_error(run, number, reason, file_forma
 def test_a_truncated_json_array_keeps_the_rows_before_it_even_in_one_read(run):
     content = '[{"output": "a"}, {"output": "b"}, {"output": "c", "metadata": {"x": [1, 2'
     result = timed_ingest(run, "data.json", content)
-    assert result.fatal == "the file ends before its JSON array is closed, after item 2; the items before are kept"
+    assert result.fatal == "the file ends before its JSON array is closed, after item 2"
     assert [i.output for i in run.interactions.order_by("pk")] == ["a", "b"]
 
 
@@ -173,11 +173,12 @@ def test_brackets_and_quotes_inside_strings_do_not_split_items(run):
     assert run.interactions.order_by("pk").first().output == rows[0]["output"]
 
 
-def test_an_unclosed_csv_quote_is_an_error_naming_its_line(run):
+def test_an_unclosed_csv_quote_is_an_error_naming_its_line_and_the_rows_after_it_are_read(run):
     content = 'id,output\n1,fine\n2,"unclosed\n3,swallowed\n4,swallowed too\n'
     result = timed_ingest(run, "data.csv", content)
-    assert result.accepted == 1
-    assert result.errors == [RowError(3, "", "not readable as CSV: a quoted cell is never closed")]
+    assert result.accepted == 3
+    reason = "not readable as CSV: a quote opened in this row is never closed; the rows after it were read"
+    assert result.errors == [RowError(3, "", reason)]
 
 
 # --- the API ------------------------------------------------------------------------------------
