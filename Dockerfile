@@ -37,4 +37,4 @@ RUN SECRET_KEY=collectstatic-only-not-secret python manage.py collectstatic --no
 
 USER evalsite
 EXPOSE 8000
-CMD ["gunicorn", "evalsite.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker", "--bind", "0.0.0.0:8000"]
+CMD ["gunicorn", "evalsite.asgi:application", "--worker-class", "evalsite.web_server.UvicornWorker", "--bind", "0.0.0.0:8000"]

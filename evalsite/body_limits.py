@@ -11,7 +11,12 @@ then hands the request to a thread. This middleware, around Django's ASGI applic
 - gives up on a body that sends nothing for EVALSITE_REQUEST_BODY_TIMEOUT seconds: 408.
 
 The limit depends on the page: the upload page takes a file of EVALSITE_UPLOAD_MAX_BYTES, the API
-EVALSITE_API_MAX_BODY_BYTES, and every other page Django's DATA_UPLOAD_MAX_MEMORY_SIZE.
+EVALSITE_API_MAX_BODY_BYTES, and every other page Django's DATA_UPLOAD_MAX_MEMORY_SIZE. Those are
+for people who are logged in or carry an API token: a request that is neither may send at most
+ANONYMOUS_MAX_BODY_BYTES (the login form fits many times over), on every route, so that anonymous
+clients cannot make the server spool large bodies to disk before Django answers 403. The session
+or token is checked before the first byte of a larger body is read. A body cut off is never kept:
+Django closes (and so deletes) its temporary file when it is told the client left.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.urls import Resolver404, resolve
 
@@ -32,6 +38,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 # Room for the upload form's other fields and the multipart boundaries around the file.
 UPLOAD_FORM_OVERHEAD = 64 * 1024
+# The most a client that is neither logged in nor carries a token may send: a login form is < 1 KB.
+ANONYMOUS_MAX_BODY_BYTES = 64 * 1024
 
 
 def body_limit(path: str) -> int:
@@ -47,13 +55,55 @@ def body_limit(path: str) -> int:
 
 
 def _declared_length(scope: Scope) -> int | None:
+    value = _header(scope, b"content-length")
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def _header(scope: Scope, wanted: bytes) -> bytes | None:
     for name, value in scope.get("headers", []):
-        if name == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return None
+        if name == wanted:
+            return value
     return None
+
+
+def _cookie(scope: Scope, wanted: str) -> str | None:
+    from http.cookies import CookieError, SimpleCookie
+
+    raw = _header(scope, b"cookie")
+    if raw is None:
+        return None
+    cookies = SimpleCookie()
+    try:
+        cookies.load(raw.decode("latin-1"))
+    except CookieError:
+        return None
+    morsel = cookies.get(wanted)
+    return morsel.value if morsel is not None else None
+
+
+def identified(scope: Scope) -> bool:
+    """Whether the request carries a live session of a user or an active API token (a database
+    read: called from a thread)."""
+    from importlib import import_module
+
+    from django.contrib.auth import SESSION_KEY
+
+    from properties.models import ApiToken
+
+    authorization = _header(scope, b"authorization") or b""
+    scheme, _, secret = authorization.decode("latin-1").partition(" ")
+    if scheme.lower() == "bearer" and secret.strip() and ApiToken.authenticate(secret.strip()) is not None:
+        return True
+    session_key = _cookie(scope, settings.SESSION_COOKIE_NAME)
+    if not session_key:
+        return False
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    return store.get(SESSION_KEY) is not None
 
 
 async def _refuse(scope: Scope, send: Send, status: int, detail: str) -> None:
@@ -79,8 +129,15 @@ class BodyLimits:
             return
         limit = body_limit(scope["path"])
         declared = _declared_length(scope)
+        # A body that may pass the anonymous limit (declared so, or chunked) needs a session or a token.
+        may_be_large = (declared is None or declared > ANONYMOUS_MAX_BODY_BYTES) and _may_have_body(scope)
+        if may_be_large and not await sync_to_async(identified)(scope):
+            limit = min(limit, ANONYMOUS_MAX_BODY_BYTES)
         if declared is not None and declared > limit:
-            await _refuse(scope, send, 413, f"the request body is {declared} bytes, over the limit of {limit} bytes")
+            note = " for a request that is not logged in" if limit == ANONYMOUS_MAX_BODY_BYTES else ""
+            await _refuse(
+                scope, send, 413, f"the request body is {declared} bytes, over the limit of {limit} bytes{note}"
+            )
             return
         guard = _BodyGuard(receive, limit, settings.EVALSITE_REQUEST_BODY_TIMEOUT)
         started = False
@@ -93,6 +150,12 @@ class BodyLimits:
         await self.app(scope, guard.receive, send_and_note)
         if guard.refusal is not None and not started:
             await _refuse(scope, send, *guard.refusal)
+
+
+def _may_have_body(scope: Scope) -> bool:
+    if scope.get("method") in ("GET", "HEAD", "OPTIONS"):
+        return _declared_length(scope) not in (None, 0)
+    return _declared_length(scope) != 0
 
 
 class _BodyGuard:

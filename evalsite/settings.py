@@ -178,6 +178,8 @@ WHITENOISE_USE_FINDERS = True
 # Seconds a request body may send nothing before the server gives up on it (408); see
 # evalsite/body_limits.py for the size limits it enforces while the body is read.
 EVALSITE_REQUEST_BODY_TIMEOUT = env.int("EVALSITE_REQUEST_BODY_TIMEOUT", default=30)
+# Seconds a connection has to send its request line and headers (evalsite/web_server.py).
+EVALSITE_HEADER_TIMEOUT_S = env.float("EVALSITE_HEADER_TIMEOUT_S", default=10.0)
 # Uploads: a file larger than this is refused before it is read.
 EVALSITE_UPLOAD_MAX_BYTES = env.int("EVALSITE_UPLOAD_MAX_BYTES", default=500 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024

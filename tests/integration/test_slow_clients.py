@@ -25,6 +25,7 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 SLOW_CLIENTS = 20
 BODY_TIMEOUT = 3
+HEADER_TIMEOUT = 3
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +33,12 @@ def site(tmp_path_factory) -> Iterator[dict]:
     data_dir = tmp_path_factory.mktemp("slow-clients")
     port = servers.free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
-    env.update(EVALSITE_DATA_DIR=str(data_dir), SECRET_KEY="slow-clients-test", EVALSITE_REQUEST_BODY_TIMEOUT="3")
+    env.update(
+        EVALSITE_DATA_DIR=str(data_dir),
+        SECRET_KEY="slow-clients-test",
+        EVALSITE_REQUEST_BODY_TIMEOUT=str(BODY_TIMEOUT),
+        EVALSITE_HEADER_TIMEOUT_S=str(HEADER_TIMEOUT),
+    )
     log = data_dir / "start.log"
     with log.open("w") as out:
         process = subprocess.Popen(
@@ -194,3 +200,89 @@ def test_a_stalled_body_is_given_up(site):
         started = time.perf_counter()
         assert _status_of(sock, BODY_TIMEOUT + 5) == 408
     assert BODY_TIMEOUT - 0.5 < time.perf_counter() - started < BODY_TIMEOUT + 3
+
+
+def test_an_anonymous_body_over_the_small_limit_is_refused_before_it_is_read(site):
+    """Once the body limit was chosen by URL before authentication: an anonymous 200 MB POST to an
+    upload URL was spooled to /tmp before the 403."""
+    with _connect(site["port"]) as sock:
+        sock.sendall(_headers("POST", "/projects/1/upload/", "Content-Length: 200000000"))
+        started = time.perf_counter()
+        response = _response(sock)
+    assert time.perf_counter() - started < 1
+    assert response.startswith("HTTP/1.1 413"), response
+    assert "over the limit of 65536 bytes for a request that is not logged in" in response
+
+
+def test_an_anonymous_chunked_body_is_cut_off_past_the_small_limit(site):
+    kilobytes = b" " * 16_384
+    with _connect(site["port"]) as sock:
+        sock.sendall(_headers("POST", "/projects/1/upload/", "Content-Type: text/plain", "Transfer-Encoding: chunked"))
+        sent = 0
+        while sent < 20_000_000:
+            try:
+                sock.sendall(b"%x\r\n%s\r\n" % (len(kilobytes), kilobytes))
+            except OSError:
+                break
+            sent += len(kilobytes)
+            if select.select([sock], [], [], 0.01)[0]:
+                break
+        response = _response(sock)
+    assert response.startswith("HTTP/1.1 413"), response
+    assert "over the limit of 65536 bytes" in response
+    assert sent <= 3_000_000, f"{sent / 1e6:.1f} MB sent before the server stopped reading"
+
+
+def test_a_token_or_a_session_lifts_the_anonymous_limit(site):
+    secret, run_id = site["token"]
+    rows = {"interactions": [{"output": "x" * 1000, "input": f"q{n}"} for n in range(100)]}  # ~110 KB
+    response = httpx.post(
+        f"{site['base']}/api/runs/{run_id}/interactions",
+        json=rows,
+        headers={"Authorization": f"Bearer {secret}"},
+        timeout=30,
+    )
+    assert response.status_code == 200 and response.json()["accepted"] == 100
+    forged = httpx.post(
+        f"{site['base']}/api/runs/{run_id}/interactions", json=rows, headers={"Authorization": "Bearer evs_forged"}
+    )
+    assert forged.status_code == 413 and "not logged in" in forged.json()["detail"]
+
+
+def test_a_connection_that_trickles_its_headers_is_closed(site):
+    with _connect(site["port"]) as sock:
+        started = time.perf_counter()
+        sock.sendall(b"POST /accounts/login/ HTTP/1.1\r\nHo")
+        closed_at = None
+        while time.perf_counter() - started < HEADER_TIMEOUT + 10:
+            try:
+                sock.sendall(b"s")
+            except OSError:
+                closed_at = time.perf_counter()
+                break
+            if select.select([sock], [], [], 0.5)[0] and sock.recv(1024) == b"":
+                closed_at = time.perf_counter()
+                break
+    assert closed_at is not None, "the connection stayed open"
+    assert HEADER_TIMEOUT - 0.5 < closed_at - started < HEADER_TIMEOUT + 3
+
+
+def test_silent_connections_are_closed_and_the_site_keeps_answering(site):
+    sockets = [_connect(site["port"]) for _ in range(200)]
+    try:
+        time.sleep(HEADER_TIMEOUT + 2)
+        assert _answers(f"{site['base']}/accounts/login/")
+        still_open = 0
+        for sock in sockets:
+            sock.settimeout(0.5)
+            try:
+                if sock.recv(1) != b"":
+                    still_open += 1
+            except TimeoutError:
+                still_open += 1
+            except OSError:
+                pass
+        assert still_open == 0, f"{still_open} of {len(sockets)} silent connections are still open"
+    finally:
+        for sock in sockets:
+            sock.close()

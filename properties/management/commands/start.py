@@ -22,7 +22,7 @@ def web_command(bind: str) -> list[str]:
         # ASGI: the event loop reads request bodies, so slow clients cannot hold the workers.
         "evalsite.asgi:application",
         "--worker-class",
-        "uvicorn_worker.UvicornWorker",
+        "evalsite.web_server.UvicornWorker",
         "--bind",
         bind,
         "--workers",

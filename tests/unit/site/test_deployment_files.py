@@ -220,7 +220,7 @@ def test_the_web_server_reads_bodies_in_an_event_loop_everywhere(compose):
         ("Dockerfile", " ".join(json.loads(image_command))),
         ("start.py", start_command),
     ]:
-        assert "evalsite.asgi:application" in command and "uvicorn_worker.UvicornWorker" in command, name
+        assert "evalsite.asgi:application" in command and "evalsite.web_server.UvicornWorker" in command, name
         assert "wsgi" not in command, name
 
 
