@@ -216,6 +216,11 @@ def generate_hostile_files(directory: Path) -> dict[str, Path]:
         paths[name] = directory / name
         with paths[name].open("w", encoding="utf-8") as out:
             out.writelines(pieces)
+    # Written in a child of its own: its 200 MB strings would raise this parent's peak, which the
+    # measuring children inherit (ru_maxrss survives exec).
+    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+        huge = directory / "strings-5x200mb.parquet"
+        paths[huge.name] = pool.submit(write_huge_strings_parquet, huge).result()
     paths["truncated-100k.json"] = directory / "truncated-100k.json"
     rng = random.Random(0)
     with paths["truncated-100k.json"].open("w", encoding="utf-8") as out:
@@ -224,6 +229,20 @@ def generate_hostile_files(directory: Path) -> dict[str, Path]:
             out.write(("," if index else "") + json.dumps(make_row(rng, index)))
         out.write(', {"answer": "cut off in the mid')
     return paths
+
+
+def write_huge_strings_parquet(path: Path) -> Path:
+    """5 rows of 200 MB strings, zstd: a few hundred KB on disk (issue 30's file was 31 KB). Written a
+    row at a time, so this parent holds one string."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([("question", pa.string()), ("answer", pa.string())])
+    with pq.ParquetWriter(path, schema, compression="zstd") as writer:
+        for _ in range(5):
+            writer.write_table(pa.table({"question": ["q"], "answer": ["x" * 200_000_000]}, schema=schema))
+        writer.write_table(pa.table({"question": ["q"], "answer": ["fine"]}, schema=schema))
+    return path
 
 
 def run_hostile(work: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -18,8 +19,14 @@ def upload_path(upload: Upload, filename: str) -> str:
 class Upload(models.Model):
     class Status(models.TextChoices):
         STORED = "stored"
+        # Rows are being stored, a batch at a time; `lines_done` says how far. An import whose
+        # process died stays here: past INTERRUPTED_AFTER without progress it is interrupted.
+        IMPORTING = "importing"
         INGESTED = "ingested"
         FAILED = "failed"
+
+    # No batch stored for this long: the process importing it is gone (a batch takes about a second).
+    INTERRUPTED_AFTER = timedelta(minutes=2)
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="uploads")
     # The run is created when the first rows are stored, so a file refused whole creates none.
@@ -37,6 +44,10 @@ class Upload(models.Model):
     rejected = models.PositiveIntegerField(default=0)
     # [{"line": 3, "field": "output", "reason": "..."}]; a file-level problem has line null.
     row_errors = models.JSONField(default=list, blank=True)
+    # The last line of the file whose fate is stored (its row and every row before it: kept, or
+    # rejected and counted), committed with the batch it ends: Resume reads on from the next line.
+    lines_done = models.PositiveIntegerField(default=0)
+    progress_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -45,6 +56,13 @@ class Upload(models.Model):
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.status})"
+
+    @property
+    def interrupted(self) -> bool:
+        """An import that stopped half-way (its process died) and can be resumed."""
+        if self.status != self.Status.IMPORTING:
+            return False
+        return self.progress_at is None or timezone.now() - self.progress_at > self.INTERRUPTED_AFTER
 
     @property
     def refused(self) -> str:

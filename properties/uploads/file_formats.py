@@ -25,6 +25,13 @@ from properties.uploads import json_reading
 HEAD_BYTES = 64 * 1024
 # Bytes pyarrow reads from a Parquet file at a time (see _parquet_records).
 PARQUET_READ_BUFFER = 1024 * 1024
+# A Parquet column chunk is decoded only when its values fit this budget, read from the file's
+# metadata before anything is decoded: one larger than this whose values average more bytes than a
+# row may hold (5 rows of 200 MB strings, zstd-compressed to 31 KB) is not decoded; its rows are
+# rejected. Chunks of many small values stream page by page whatever their size.
+PARQUET_DECODE_BUDGET_BYTES = 64 * 1024 * 1024
+# Nesting of a Parquet column's type (lists of structs of lists...): pyarrow itself stops near 50.
+PARQUET_MAX_NESTING = 32
 # A row holds 11 interaction fields plus metadata, each up to EVALSITE_FIELD_MAX_CHARS: a line
 # or CSV cell beyond this many field-lengths is refused before it is parsed.
 ROW_LIMIT_IN_FIELDS = 16
@@ -395,21 +402,57 @@ def _parquet_records(fileobj: IO[bytes], batch_size: int) -> tuple[list[str], It
         # Without these, pyarrow reads ahead and its peak memory grows with the file: 100k rows
         # of ~1 KB peaked at 200 MB and 400k rows at 300 MB, against 135 MB for both with them.
         parquet = pq.ParquetFile(fileobj, pre_buffer=False, buffer_size=PARQUET_READ_BUFFER)
+        schema = parquet.schema_arrow
     except _parquet_errors() as exc:
         raise IngestError(f"the file is not a readable Parquet file: {first_line(exc)}") from exc
-    columns = list(parquet.schema_arrow.names)
+    columns = list(schema.names)
     check_column_count(len(columns))
+    for field in schema:
+        depth = _type_depth(field.type)
+        if depth > PARQUET_MAX_NESTING:
+            raise IngestError(f"the column {field.name!r} is nested {depth} levels deep; at most {PARQUET_MAX_NESTING}")
     return columns, _parquet_rows(parquet, batch_size)
+
+
+def _type_depth(arrow_type: Any) -> int:
+    """How deep lists and structs nest in an Arrow type (a plain column: 0)."""
+    # Lists, maps and structs name their children as fields (a list's one field is its values).
+    children = [arrow_type.field(index).type for index in range(getattr(arrow_type, "num_fields", 0))]
+    return 1 + max(map(_type_depth, children)) if children else 0
+
+
+def _over_budget(metadata: Any, group: int) -> str:
+    """Why a row group cannot be decoded within the budget, from its metadata alone; "" when it can."""
+    row_group = metadata.row_group(group)
+    rows = max(row_group.num_rows, 1)
+    largest_row = _row_char_limit() * 4  # UTF-8 takes up to 4 bytes a character
+    for index in range(row_group.num_columns):
+        column = row_group.column(index)
+        size = column.total_uncompressed_size
+        if size > PARQUET_DECODE_BUDGET_BYTES and size / rows > largest_row:
+            return (
+                f"row group {group + 1}: column {column.path_in_schema!r} holds {size / 1e6:,.1f} MB uncompressed "
+                f"for {row_group.num_rows:,} rows, values larger than a row may be; not decoded"
+            )
+    return ""
 
 
 def _parquet_rows(parquet: Any, batch_size: int) -> Iterator[Item]:
     row = 0
     try:
-        # One record batch at a time: memory holds a batch, not the file.
-        for batch in parquet.iter_batches(batch_size=batch_size, use_threads=False):
-            for values in batch.to_pylist():
-                row += 1
-                yield row, values
+        metadata = parquet.metadata
+        for group in range(metadata.num_row_groups):
+            problem = _over_budget(metadata, group)
+            if problem:
+                for _ in range(metadata.row_group(group).num_rows):
+                    row += 1
+                    yield RowError(row, "", problem)
+                continue
+            # One row group, one record batch at a time: memory holds a batch, not the file.
+            for batch in parquet.iter_batches(batch_size=batch_size, row_groups=[group], use_threads=False):
+                for values in batch.to_pylist():
+                    row += 1
+                    yield row, values
     except _parquet_errors() as exc:
         raise IngestError(f"unreadable Parquet data after row {row}: {first_line(exc)}") from exc
 

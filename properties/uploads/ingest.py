@@ -39,7 +39,7 @@ from typing import IO, Any
 from django.conf import settings
 from django.core.files import File
 from django.db import DataError, IntegrityError, reset_queries, transaction
-from django.db.models import Exists, Max, OuterRef
+from django.db.models import Exists, Max, OuterRef, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
@@ -147,8 +147,12 @@ class IngestResult:
     column_mapping: dict[str, str | list[str]] = field(default_factory=dict)
     # Why the rows stored were not scored (the project's open jobs at the operator's limit).
     scoring_refused: str = ""
+    # Resuming an interrupted import: the lines up to this one were handled (and counted) before.
+    skip_through: int = 0
 
     def reject(self, error: RowError) -> None:
+        if error.line is not None and error.line <= self.skip_through:
+            return
         self.rejected += 1
         if len(self.errors) < MAX_REPORTED_ERRORS:
             # Field names and reasons may quote uploaded text: keep them storable as JSON.
@@ -532,9 +536,15 @@ class _BatchWriter:
     batches of the same file: memory stays flat. Existing rows are never updated or deleted.
     """
 
-    def __init__(self, run: Run, result: IngestResult) -> None:
+    def __init__(
+        self, run: Run, result: IngestResult, on_flush: Callable[[int, IngestResult], None] | None = None
+    ) -> None:
         self.run = run
         self.result = result
+        # Called in each batch's transaction with the batch's last line: progress is committed
+        # with the rows, so an import that dies can resume exactly where its last batch ended.
+        self.on_flush = on_flush
+        self.last_line = 0
         self.pending: dict[str, tuple[int, Interaction]] = {}
         self.limits = RowLimits.for_run(run)
         self.taken = 0
@@ -542,6 +552,7 @@ class _BatchWriter:
         self.last_pk_before = Interaction.objects.filter(run=run).aggregate(last=Max("pk"))["last"] or 0
 
     def add(self, line: int, interaction: Interaction) -> None:
+        self.last_line = line
         self.taken += 1
         self.limits.check(line, self.taken)
         uid = interaction.user_interaction_id
@@ -566,6 +577,8 @@ class _BatchWriter:
                 self.result.accepted += len(rows)
             except (IntegrityError, DataError):
                 self._create_one_by_one(rows)
+            if self.on_flush is not None:
+                self.on_flush(self.last_line, self.result)
         if settings.DEBUG:
             reset_queries()  # DEBUG keeps every query's SQL: a large upload would grow without bound
 
@@ -657,16 +670,21 @@ def ingest_file(
     run: Run,
     column_mapping: dict[str, str | list[str]] | None = None,
     row_id: Callable[[int], str] = line_id,
+    result: IngestResult | None = None,
+    on_flush: Callable[[int, IngestResult], None] | None = None,
 ) -> IngestResult:
     """Parse, validate and insert a file's rows into `run`; `name` gives the format.
 
     `fileobj` is a seekable binary file. Without a mapping, the suggested one is used. A row
-    without an id gets `row_id(line)`.
+    without an id gets `row_id(line)`. A `result` carried over from an interrupted import holds its
+    counts, and the lines up to its `skip_through` are read past without being stored again.
     """
-    result = IngestResult()
-    writer = _BatchWriter(run, result)
+    result = result or IngestResult()
+    writer = _BatchWriter(run, result, on_flush)
     try:
         for line, interaction in read_interactions(fileobj, name, result, column_mapping, run, row_id):
+            if line <= result.skip_through:
+                continue
             writer.add(line, interaction)
     except LimitReached as exc:
         result.fatal = str(exc)
@@ -763,33 +781,69 @@ def _build_items(
 
 
 def ingest_upload(
-    upload: Upload, column_mapping: dict[str, str | list[str]] | None = None, start_scoring: bool = False
+    upload: Upload,
+    column_mapping: dict[str, str | list[str]] | None = None,
+    start_scoring: bool = False,
+    resume: bool = False,
 ) -> IngestResult:
     """Ingest a stored upload into its run and record the outcome on the Upload row.
 
     The run named by the upload is created here, and deleted again when no row was stored, so that
-    a file refused whole leaves no empty run. With `start_scoring`, the outcome and a scoring job
-    for the new rows are stored in one transaction; a worker plans the job.
+    a file refused whole leaves no empty run. While rows are stored the upload is *importing*, its
+    counts and the last line handled committed with each batch; a process that dies leaves it
+    interrupted with the rows stored so far, and `resume=True` reads on from the next line, so
+    that every row is stored once. With `start_scoring`, the outcome and a scoring job for the new
+    rows are stored in one transaction; a worker plans the job.
     """
     run, created = upload.run, False
     if run is None:
         run, created = Run.objects.get_or_create(
             project=upload.project, name=upload.run_name, defaults={"environment": upload.environment}
         )
+    result = IngestResult()
+    if resume:
+        column_mapping = upload.column_mapping or column_mapping
+        result.accepted, result.rejected, result.skip_through = upload.accepted, upload.rejected, upload.lines_done
+        result.errors = [RowError(e["line"], e["field"], e["reason"]) for e in upload.row_problems]
+    upload.run, upload.status, upload.progress_at = run, Upload.Status.IMPORTING, timezone.now()
+    if column_mapping is not None:
+        upload.column_mapping = column_mapping
+    upload.save(update_fields=["run", "status", "progress_at", "column_mapping"])
+
+    def record_progress(line: int, progress: IngestResult) -> None:
+        Upload.objects.filter(pk=upload.pk).update(
+            lines_done=line,
+            progress_at=timezone.now(),
+            accepted=progress.accepted,
+            rejected=progress.rejected,
+            row_errors=[error.to_dict() for error in progress.errors],
+        )
+
     with upload.file.open("rb") as fileobj:
-        result = ingest_file(fileobj, upload.original_name or upload.file.name, run, column_mapping, upload.row_id)
+        name = upload.original_name or upload.file.name
+        result = ingest_file(fileobj, name, run, column_mapping, upload.row_id, result, record_progress)
     upload.file_format = result.file_format
     upload.column_mapping = result.column_mapping
     upload.accepted = result.accepted
     upload.rejected = result.rejected
     upload.row_errors = result.error_dicts()
     upload.status = Upload.Status.FAILED if result.fatal else Upload.Status.INGESTED
+    upload.progress_at = timezone.now()
     with transaction.atomic():
         if created and not result.accepted and _drop_if_empty(run):
             run = None
         upload.run = run
         upload.save(
-            update_fields=["run", "file_format", "column_mapping", "accepted", "rejected", "row_errors", "status"]
+            update_fields=[
+                "run",
+                "file_format",
+                "column_mapping",
+                "accepted",
+                "rejected",
+                "row_errors",
+                "status",
+                "progress_at",
+            ]
         )
         if run is not None and result.accepted and start_scoring:
             from properties.pipeline import limits, scoring
@@ -799,6 +853,16 @@ def ingest_upload(
             except limits.JobLimitReached as exc:
                 result.scoring_refused = str(exc)
     return result
+
+
+def claim_resume(upload: Upload) -> bool:
+    """Take an interrupted import for one resume: False when it is not interrupted, or another
+    request took it first."""
+    stale = timezone.now() - Upload.INTERRUPTED_AFTER
+    interrupted = Upload.objects.filter(pk=upload.pk, status=Upload.Status.IMPORTING).filter(
+        Q(progress_at__isnull=True) | Q(progress_at__lt=stale)
+    )
+    return interrupted.update(progress_at=timezone.now()) == 1
 
 
 def _drop_if_empty(run: Run) -> bool:

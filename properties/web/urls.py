@@ -28,6 +28,7 @@ urlpatterns = [
     path("projects/<int:pk>/compare/export.<str:file_format>", views.compare_export, name="compare-export"),
     path("uploads/<int:pk>/", views.upload_detail, name="upload-detail"),
     path("uploads/<int:pk>/mapping/", views.upload_mapping, name="upload-mapping"),
+    path("uploads/<int:pk>/resume/", views.upload_resume, name="upload-resume"),
     path("runs/<int:pk>/", views.run_detail, name="run-detail"),
     path("runs/<int:pk>/rescore/", views.run_rescore, name="run-rescore"),
     path("runs/<int:pk>/annotate/", views.run_annotate, name="run-annotate"),

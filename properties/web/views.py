@@ -376,6 +376,19 @@ def upload_mapping(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "properties/upload_mapping.html", context)
 
 
+@require_POST
+def upload_resume(request: HttpRequest, pk: int) -> HttpResponse:
+    """Complete an import that stopped half-way: it reads on from the line after the last batch stored."""
+    upload = get_object_or_404(Upload, pk=pk, project__in=Project.objects.visible_to(request.user))
+    if not ingest.claim_resume(upload):
+        messages.info(request, "This upload is not interrupted: nothing to resume.")
+        return redirect("properties:upload-detail", pk=upload.pk)
+    result = ingest.ingest_upload(upload, start_scoring=True, resume=True)
+    if result.scoring_refused:
+        messages.error(request, f"The rows were stored but not scored: {result.scoring_refused}")
+    return redirect("properties:upload-detail", pk=upload.pk)
+
+
 def upload_detail(request: HttpRequest, pk: int) -> HttpResponse:
     upload = get_object_or_404(Upload, pk=pk, project__in=Project.objects.visible_to(request.user))
     job = upload.run.latest_job() if upload.run else None

@@ -89,6 +89,7 @@ def posts(world: World) -> dict[str, tuple[str, dict]]:
             {"run_name": "v3", "environment": "evaluation", "file": SimpleUploadedFile("b.csv", b"output\nhello\n")},
         ),
         "properties:upload-mapping": (reverse("properties:upload-mapping", args=[upload.pk]), {"output": "output"}),
+        "properties:upload-resume": (reverse("properties:upload-resume", args=[upload.pk]), {}),
         "properties:run-rescore": (reverse("properties:run-rescore", args=[run]), {}),
         "properties:run-annotate": (reverse("properties:run-annotate", args=[run]), {}),
         "properties:run-pin": (reverse("properties:run-pin", args=[run]), {}),
