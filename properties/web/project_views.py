@@ -1,0 +1,164 @@
+"""The project pages: the list, a project, its properties and their settings, its rules, renaming and deleting it."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.db.models import Count, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from properties.annotations import rules
+from properties.compare import comparison
+from properties.models import (
+    Membership,
+    Project,
+    PropertyValue,
+    ScoringChunk,
+)
+from properties.pipeline import deletion, workers
+from properties.projects import project_templates
+from properties.quality import criteria, report_card
+from properties.scorers import registry
+from properties.scorers.pii_risk import default_risk_factors
+from properties.web.access import project_for
+from properties.web.forms import (
+    PassCriteriaForm,
+    ProjectForm,
+    PropertySettingsForm,
+    RenameForm,
+    RulesForm,
+)
+
+
+def project_list(request: HttpRequest) -> HttpResponse:
+    form = ProjectForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        project = form.save()
+        project.add_member(request.user, Membership.Role.OWNER)
+        return redirect("properties:project-detail", pk=project.pk)
+    live_runs = Count("runs", filter=Q(runs__deleting=False), distinct=True)
+    projects = Project.objects.visible_to(request.user).annotate(run_count=live_runs)
+    context = {"projects": projects, "form": form, "templates": project_templates.TEMPLATES.values()}
+    return render(request, "properties/project_list.html", context)
+
+
+def project_detail(request: HttpRequest, pk: int, settings_form: PropertySettingsForm | None = None) -> HttpResponse:
+    project = project_for(request, pk)
+    runs = list(project.runs.live())
+    summaries = comparison.summarize_runs(runs)
+    addresses = sorted({address for summary in summaries for address in summary.stats})
+    waiting = ScoringChunk.objects.open().filter(job__run__in=runs).values_list("queue", flat=True)
+    initial = {"enabled": project.enabled_properties, "configuration": json.dumps(project.property_config, indent=2)}
+    context = {
+        "project": project,
+        "summaries": summaries,
+        "addresses": addresses,
+        "settings_form": settings_form or PropertySettingsForm(initial=initial, project=project),
+        "catalogue": _catalogue(project),
+        "template": project_templates.TEMPLATES.get(project.template),
+        "prompt_properties": project.prompt_properties.all(),
+        "risk_factors": _risk_factors(project),
+        "uploads": project.uploads.all()[:10],
+        "queue_problems": workers.queue_problems(waiting.distinct().order_by()),
+        "rename_form": RenameForm(initial={"name": project.name}),
+    }
+    return render(request, "properties/project_detail.html", context)
+
+
+def _catalogue(project: Project) -> list[tuple]:
+    """Every property a project may score: (name, class, built-in, its criterion here, key)."""
+    return [
+        (name, cls, registry.is_builtin(name), criteria.criterion_for(project, name), name in project.key_properties)
+        for name, cls in registry.all_scorers().items()
+    ]
+
+
+@require_POST
+def project_properties(request: HttpRequest, pk: int) -> HttpResponse:
+    project = project_for(request, pk)
+    form = PropertySettingsForm(request.POST, project=project)
+    if not form.is_valid():
+        return project_detail(request, pk, settings_form=form)
+    project.enabled_properties = form.cleaned_data["enabled"]
+    project.property_config = form.cleaned_data["configuration"]
+    project.save(update_fields=["enabled_properties", "property_config"])
+    messages.success(request, "Properties saved. Rescore a run to compute new or changed ones.")
+    return redirect("properties:project-detail", pk=project.pk)
+
+
+def property_settings(request: HttpRequest, pk: int, name: str) -> HttpResponse:
+    """One property in a project: what it measures and how well (its report card), its pass or fail,
+    its tolerance in comparisons, and whether it is a key property."""
+    project = project_for(request, pk)
+    if name not in project.enabled_properties and name not in registry.all_scorers():
+        raise Http404("No such property.")
+    criterion = criteria.criterion_for(project, name)
+    initial = {**criterion.to_dict(), "key": name in project.key_properties}
+    form = PassCriteriaForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        form.save(project, name)
+        messages.success(request, f"{name} saved: {criteria.criterion_for(project, name).describe()}.")
+        return redirect("properties:property-settings", pk=project.pk, name=name)
+    context = {
+        "project": project,
+        "name": name,
+        "form": form,
+        "card": report_card.card_for(name, criterion),
+        "model": PropertyValue.objects.filter(run__project=project, property_name=name)
+        .exclude(model="")
+        .values_list("model", flat=True)
+        .first(),
+        "default": criteria.default_for(name),
+    }
+    return render(request, "properties/property_settings.html", context)
+
+
+def _risk_factors(project: Project) -> list[tuple[str, str, float, str, bool]]:
+    """PII Risk's factor table as this project scores it: (type, name, risk, detected by, overridden)."""
+    overrides = project.config_for("pii_risk").get("risk_factors", {})
+    return [
+        (kind, row["name"], float(overrides.get(kind, row["risk"])), row.get("detected_by", ""), kind in overrides)
+        for kind, row in default_risk_factors().items()
+    ]
+
+
+def project_rules(request: HttpRequest, pk: int) -> HttpResponse:
+    """Edit the auto-annotation rules; they are validated, with line numbers, before saving."""
+    project = project_for(request, pk)
+    initial = project.annotation_rules or rules.default_rules_text()
+    form = RulesForm(request.POST or None, initial={"rules": initial})
+    if request.method == "POST" and form.is_valid():
+        project.annotation_rules = form.cleaned_data["rules"]
+        project.save(update_fields=["annotation_rules"])
+        messages.success(request, "Rules saved. Run them on a run to update its estimated annotations.")
+        return redirect("properties:project-detail", pk=project.pk)
+    return render(request, "properties/project_rules.html", {"project": project, "form": form})
+
+
+@require_POST
+def project_rename(request: HttpRequest, pk: int) -> HttpResponse:
+    project = project_for(request, pk)
+    form = RenameForm(request.POST)
+    if form.is_valid():
+        project.name = form.cleaned_data["name"].strip()
+        project.save(update_fields=["name"])
+        messages.success(request, f"Project renamed {project.name}.")
+    else:
+        messages.error(request, "A project needs a name of at most 200 characters.")
+    return redirect("properties:project-detail", pk=project.pk)
+
+
+def project_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    """Confirm, naming what goes; then the project is hidden and a worker deletes its rows."""
+    project = project_for(request, pk)
+    if request.method == "POST":
+        deletion.delete_project_later(project)
+        messages.success(request, f"Project {project.name} deleted.")
+        return redirect("properties:project-list")
+    context = {"what": "project", "name": project.name, "contents": deletion.project_contents(project)}
+    context["cancel_url"] = reverse("properties:project-detail", args=[project.pk])
+    return render(request, "properties/delete_confirm.html", context)
