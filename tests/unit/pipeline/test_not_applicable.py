@@ -10,7 +10,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from properties.api import run_summary
+from properties.api.runs import run_summary
 from properties.models import ApiToken, PropertyValue
 from properties.pipeline import scoring
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory

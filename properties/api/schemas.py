@@ -1,0 +1,178 @@
+"""The API's request and response schemas, and the errors every route may answer."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from ninja import Field, Schema
+
+from properties.projects import project_templates
+from properties.screen import datascreen
+
+MAX_PAGE = 500
+
+
+# Offsets past this are refused (422) rather than sent to the database, whose integers are 64-bit.
+MAX_OFFSET = 10**12
+
+
+class ErrorOut(Schema):
+    detail: Any
+
+
+ERRORS: dict[int, type[Schema]] = dict.fromkeys((400, 401, 404, 413, 422, 429), ErrorOut)
+
+
+class ProjectIn(Schema):
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    template: Literal[tuple(project_templates.TEMPLATES)] = Field(  # type: ignore[valid-type]
+        project_templates.DEFAULT_TEMPLATE,
+        description="What the application does: its template picks the properties scored and the key ones.",
+    )
+    properties: list[str] | None = Field(None, description="Properties scored; the template's if omitted.")
+
+
+class ProjectOut(Schema):
+    id: int
+    name: str
+    description: str
+    template: str
+    enabled_properties: list[str]
+    key_properties: list[str]
+    created_at: datetime
+
+
+class RunIn(Schema):
+    name: str = Field(min_length=1, max_length=200)
+    environment: Literal["evaluation", "production"] = "evaluation"
+    description: str = ""
+    metadata: dict[str, Any] = {}
+
+
+class RunOut(Schema):
+    id: int
+    project_id: int
+    name: str
+    environment: str
+    description: str
+    metadata: dict[str, Any]
+    created_at: datetime
+
+
+class InteractionsIn(Schema):
+    interactions: list[dict[str, Any]] = Field(min_length=1, description="Rows, as in an uploaded JSON file.")
+    column_mapping: dict[str, str | list[str]] | None = None
+
+
+class RowErrorOut(Schema):
+    row: int | None = Field(description="1-based position in the batch; null for a problem with the whole batch")
+    field: str
+    reason: str
+
+
+class LogOut(Schema):
+    accepted: int
+    rejected: int
+    errors: list[RowErrorOut]
+
+
+class ScoreIn(Schema):
+    properties: list[str] | None = Field(None, description="The project's enabled properties if omitted.")
+
+
+class JobOut(Schema):
+    id: int
+    run_id: int
+    status: str = Field(
+        description="planning (a worker lists what to score), pending, running, done, failed, cancelled"
+    )
+    properties: list[str]
+    total: int
+    done: int
+    failed: int
+    not_applicable: int = Field(description="Of done, the items the property does not apply to (no documents...).")
+    percent: int
+    last_error: str
+    failure: str = Field(description="Why the job failed or was cancelled; empty otherwise.")
+    notice: str = Field(description="The latest word on the job: chunks sent again after a worker was lost...")
+
+
+class WaitingOut(Schema):
+    chunks: int = Field(description="Chunks of other runs in flight on the queues this run waits on.")
+    jobs: int
+    projects: int
+    seconds: float | None = Field(description="Their time to finish at the queues' current rate; null: unknown.")
+    text: str = Field(description='In words, as the run page says it: "after 1 job of another project, ..."')
+
+
+class RunProgressOut(Schema):
+    status: str = Field(description="none, planning, pending, running (some job open), else the latest job's")
+    total: int = Field(description="Items of every job of the run: values for scoring, interactions for rules.")
+    done: int
+    failed: int
+    not_applicable: int
+    left: int
+    percent: int
+    jobs: int
+    open_jobs: int
+    seconds_left: float | None = Field(description="From the rate measured on the open jobs; null: not yet known.")
+    waiting_behind: WaitingOut | None = Field(description="While none of the run's chunks has started.")
+    by_kind: dict[str, dict[str, int]] = Field(description="The same counts per kind of job: scoring, annotation.")
+
+
+class InteractionOut(Schema):
+    id: int
+    user_interaction_id: str
+    input: str
+    information_retrieval: list[Any]
+    output: str
+    expected_output: str
+    annotation: str
+    metadata: dict[str, Any]
+    properties: dict[str, float | str | None]
+    not_applicable: dict[str, str] = Field(
+        default_factory=dict,
+        description="Why a property whose value is null does not apply here (no documents, no reference), by address.",
+    )
+
+
+class InteractionPage(Schema):
+    count: int
+    items: list[InteractionOut]
+
+
+class InteractionFilters(Schema):
+    filter: list[str] = Field(
+        [],
+        max_length=datascreen.MAX_CONDITIONS,
+        description=f"Property ranges, e.g. toxicity.output<0.1 (all must hold; at most {datascreen.MAX_CONDITIONS}).",
+    )
+    annotation: Literal["good", "bad", "unknown"] | None = None
+    limit: int = Field(50, ge=1, le=MAX_PAGE)
+    offset: int = Field(0, ge=0, le=MAX_OFFSET)
+
+
+class PropertySummary(Schema):
+    count: int
+    errors: int
+    not_applicable: int = 0
+    mean: float | None
+
+
+class LLMUsageOut(Schema):
+    """What the run's LLM-judged properties used, summed (cost only where the price is known)."""
+
+    calls: int
+    tokens: int
+    cost_usd: float
+    unpriced_calls: int
+
+
+class SummaryOut(Schema):
+    run_id: int
+    interactions: int
+    properties: dict[str, PropertySummary]
+    annotations: dict[str, int]
+    llm_usage: LLMUsageOut
