@@ -51,7 +51,7 @@ def site(tmp_path_factory) -> Iterator[dict]:
     base = f"http://127.0.0.1:{port}"
     try:
         servers.wait_until(lambda: _answers(f"{base}/accounts/login/"), process, log, timeout=120)
-        yield {"port": port, "base": base, "token": _api_token(env), "log": log}
+        yield {"port": port, "base": base, "token": _api_token(env), "log": log, "data_dir": data_dir}
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=60)
@@ -192,6 +192,31 @@ def test_a_chunked_body_is_read_and_one_past_the_limit_is_cut_off(site):
     assert response.startswith("HTTP/1.1 413"), response
     assert "over the limit of 10485760 bytes" in response
     assert sent <= 13_000_000, f"{sent / 1e6:.0f} MB sent before the server stopped reading"
+    # The 10 MB read so far went to a temporary file (past 2.5 MB in memory): removed at once.
+    time.sleep(0.5)
+    assert _deleted_files_held(site["data_dir"]) == []
+
+
+def _deleted_files_held(data_dir: Path) -> list[str]:
+    """Files already deleted that the web server's processes still hold open (their disk space stays
+    in use until they are closed)."""
+    marker = f"EVALSITE_DATA_DIR={data_dir}".encode()
+    held = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if b"gunicorn" not in (entry / "cmdline").read_bytes() or marker not in (entry / "environ").read_bytes():
+                continue
+            for fd in (entry / "fd").iterdir():
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd)
+                    # gunicorn's own worker heartbeat files (wgunicorn-*) are deleted on purpose.
+                    if target.endswith("(deleted)") and "/wgunicorn-" not in target:
+                        held.append(f"{entry.name}: {target}")
+        except OSError:
+            continue
+    return held
 
 
 def test_a_stalled_body_is_given_up(site):
