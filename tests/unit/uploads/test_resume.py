@@ -70,7 +70,7 @@ def test_a_killed_import_is_interrupted_with_what_it_stored_and_resume_stores_ea
     assert (upload.status, upload.accepted, upload.rejected) == ("ingested", ROWS, 1)
     assert upload.run.interactions.count() == ROWS, "every row once"
     assert [error["line"] for error in upload.row_problems] == [ROWS + 2]
-    assert "already in run" not in resumed and f"<strong data-testid=\"accepted\">{ROWS}</strong>" in resumed
+    assert "already in run" not in resumed and f'<strong data-testid="accepted">{ROWS}</strong>' in resumed
     assert upload.run.jobs.count() == 1, "scored once it is complete"
     # A second Resume finds nothing to do.
     again = client.post(reverse("properties:upload-resume", args=[upload.pk]), follow=True).content.decode()
