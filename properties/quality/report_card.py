@@ -48,6 +48,26 @@ class Behaviour:
 
 
 @dataclass(frozen=True)
+class Generated:
+    """The generated suite's pass counts (bench/generated/), on the development templates and on the
+    held-out ones that no change was tuned on."""
+
+    development_passed: int
+    development_cases: int
+    held_out_passed: int
+    held_out_cases: int
+    measured_at: str
+
+    @property
+    def development_rate(self) -> float:
+        return self.development_passed / self.development_cases if self.development_cases else 0.0
+
+    @property
+    def held_out_rate(self) -> float:
+        return self.held_out_passed / self.held_out_cases if self.held_out_cases else 0.0
+
+
+@dataclass(frozen=True)
 class Quality:
     file: str
     rows: int
@@ -73,10 +93,11 @@ class Card:
     criterion: criteria.Criterion
     behaviour: Behaviour | None = None
     quality: list[Quality] = field(default_factory=list)
+    generated: Generated | None = None
 
     @property
     def measured(self) -> bool:
-        return self.behaviour is not None or bool(self.quality)
+        return self.behaviour is not None or bool(self.quality) or self.generated is not None
 
     @property
     def measured_model(self) -> str:
@@ -101,7 +122,8 @@ def card_for(prop: str, criterion: criteria.Criterion | None = None) -> Card:
         about = (prop, "", ("interaction",), "llm" if prop.startswith("prompt_") else "cpu")
     behaviour = Behaviour(**entry["behaviour"]) if entry.get("behaviour") else None
     quality = [Quality(**row) for row in entry.get("quality", [])]
-    return Card(prop, *about, criterion or criteria.default_for(prop), behaviour, quality)
+    generated = Generated(**entry["generated"]) if entry.get("generated") else None
+    return Card(prop, *about, criterion or criteria.default_for(prop), behaviour, quality, generated)
 
 
 def _now() -> str:
@@ -121,6 +143,23 @@ def write_behaviour(
         if (models or {}).get(prop):
             entry["model"] = (models or {})[prop]
         properties.setdefault(prop, {})["behaviour"] = entry
+    _write(data, path)
+
+
+def write_generated(results: dict[str, dict[str, tuple[int, int]]], path: Path | None = None) -> None:
+    """Record generated-suite pass counts {property: {"development": (passed, cases), "held-out": ...}}."""
+    path = path or PATH
+    data = json.loads(path.read_text()) if path.exists() else {}
+    properties = data.setdefault("properties", {})
+    for prop, groups in sorted(results.items()):
+        (dev_passed, dev_cases), (held_passed, held_cases) = groups["development"], groups["held-out"]
+        properties.setdefault(prop, {})["generated"] = {
+            "development_passed": dev_passed,
+            "development_cases": dev_cases,
+            "held_out_passed": held_passed,
+            "held_out_cases": held_cases,
+            "measured_at": _now(),
+        }
     _write(data, path)
 
 
@@ -150,7 +189,8 @@ def write_quality(results: list[dict[str, Any]], path: Path | None = None) -> No
 
 def _write(data: dict[str, Any], path: Path) -> None:
     about = (
-        "Written by `python -m bench.behavior --write` and `python -m bench.quality --write`; "
+        "Written by `python -m bench.behavior --write`, `python -m bench.behavior --generated --write` and "
+        "`python -m bench.quality --write`; "
         "the property pages read it (properties/quality/report_card.py)."
     )
     ordered = {"about": about, "properties": dict(sorted(data.get("properties", {}).items()))}

@@ -87,10 +87,13 @@ def test_a_property_page_shows_its_report_card_and_saves_its_pass_criteria(clien
     quality = {"file": "toxicity_davidson.jsonl", "property": "toxicity", "rows": 200, "roc_auc": 0.99312}
     quality |= {"balanced_accuracy": 0.96, "threshold": 0.5, "target": 0.95, "model": "minilm@1234"}
     report_card.write_quality([quality], card)
+    report_card.write_generated({"toxicity": {"development": (290, 305), "held-out": (147, 160)}}, card)
     monkeypatch.setattr(report_card, "PATH", card)
     url = reverse("properties:property-settings", args=[project.pk, "toxicity"])
     page = client.get(url).content.decode()
     assert "40 of 41 cases pass (98%)" in page and "0.993" in page and "0.95 met" in page
+    assert "held-out templates: 147 of 160 cases pass (92%)" in page, "beside the public ROC-AUC"
+    assert "development templates: 290 of 305 (95%)" in page
     assert "lower is better; passes below 0.5" in page
     assert "<code>minilm@1234+toxicity-head@99</code>" in page, "the packaged model the figures were measured with"
     assert (
