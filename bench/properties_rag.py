@@ -178,17 +178,29 @@ def window_pairs(prop: str, queries: Sequence[str], passages: Sequence[str]) -> 
 
 
 def relevance_raw(args: Arguments) -> list[RawCall]:
-    """What Relevance reads: the cross-encoder on the (question, output window) pairs and on the
-    (question, sentence) pairs of each output, and the encoder on the question and the output of
-    one-phrase answers and clarifying questions (`relevance._one_phrase_or_question`)."""
+    """What Relevance reads: for passages, the cross-encoder on the (question, output window) pairs
+    and on the (question, sentence) pairs of each output; for short answers, on (question, question +
+    answer) and (question, question), spaCy's parse and (question, answer) for the self-contained
+    ones, and the encoder on the question and the answer of those that ask a question back."""
     outputs, inputs = args[0], args[2] or [""] * len(args[0])
     kept = [(q, o) for q, o in zip(inputs, outputs, strict=True) if q.strip() and o.strip()]
     reranker = cross_encoder.packaged_reranker("relevance")
-    sentences = [(q, o[start:end]) for q, o in kept for start, end in models.sentence_bounds(o)]
-    phrases = [(q, o) for q, o in kept if relevance._one_phrase_or_question(o)]
+    passages = [(q, o) for q, o in kept if not relevance.is_short_answer(o)]
+    short = [(q, o) for q, o in kept if relevance.is_short_answer(o)]
+    sentences = [(q, o[start:end]) for q, o in passages for start, end in models.sentence_bounds(o)]
+    standalone = [(q, o) for q, o in short if relevance.is_self_contained(o)]
+    nlp = spacy_english.pipeline("relevance")
+    asking = [(q, o) for q, o in short if o.rstrip().endswith("?")]
     encoder = models.packaged_encoder("relevance")
-    embedded = [q for q, _ in phrases] + [o for _, o in phrases]
-    calls = [window_pairs("relevance", [q for q, _ in kept], [o for _, o in kept]), lambda: reranker.logits(sentences)]
+    embedded = [q for q, _ in asking] + [o for _, o in asking]
+    calls = [
+        window_pairs("relevance", [q for q, _ in passages], [o for _, o in passages]),
+        lambda: reranker.logits(sentences),
+        window_pairs("relevance", [q for q, _ in short], [relevance.answer_after_question(q, o) for q, o in short]),
+        window_pairs("relevance", [q for q, _ in short], [q for q, _ in short]),
+        lambda: list(nlp.pipe([o for _, o in short])),
+        window_pairs("relevance", [q for q, _ in standalone], [o for _, o in standalone]),
+    ]
     if embedded:
         calls.append(lambda: encoder.encode(embedded))
     return calls
@@ -224,7 +236,7 @@ RAW: dict[str, tuple[Callable[[Arguments], list[RawCall]], str]] = {
     "information_density": (density_raw, "spaCy tagger+NER pipe on sentences; Avoided Answer head on gated ones"),
     "relevance": (
         relevance_raw,
-        "cross-encoder on (question, output window) and (question, sentence) pairs; MiniLM on one-phrase answers",
+        "cross-encoder on passages' windows and sentences, on short answers after their question; spaCy parse",
     ),
     "context_relevancy": (chunks_raw("context_relevancy"), "cross-encoder on (question, chunk window) pairs"),
     "retrieval_relevance": (chunks_raw("retrieval_relevance"), "cross-encoder on (question, chunk window) pairs"),

@@ -1,18 +1,23 @@
-"""Fit the Relevance calibration: a logistic (Platt) map from the cross-encoder's logit to 0-1.
+"""Fit the Relevance calibrations: the logistic maps from the cross-encoder's logits to 0-1.
 
     python -m properties.training.relevance [--data ../shared/data/train] [--out PATH]
 
-Reads `relevance_qnli.jsonl` (pairs: `input` = question, `output` = sentence, label 1 = the
-sentence answers it) from the training folder only, scores every pair with the packaged
-cross-encoder (best window, as the property does), and fits p = sigmoid(slope * logit + intercept)
-by unregularised logistic regression: the calibration of Relevance, which judges an output.
+Rows: `relevance_qnli.jsonl` from the training folder (pairs: `input` = question, `output` =
+sentence, label 1 = the sentence answers it), and `GENERATED_ROWS` question-answer pairs generated
+with a fixed seed (`relevance_rows.py`: answers in chat form, and answers to other questions about
+the same subject as negatives). Never evaluation data. Three fits, each by unregularised logistic
+regression:
 
-Retrieval Relevance and Context Relevancy judge chunks of documents, where the answering sentence
-sits among others and the cross-encoder's logit for it is lower. So a second fit, `chunk`, is made
-on chunk-sized passages built from the same rows: each row's sentence between two sentences of
-other rows (drawn and shuffled with a fixed seed), keeping its label. On the 2,373 training rows:
-sentence p(logit 0) = 0.44, chunk p(logit 0) = 0.60 (ROC-AUC 0.90 and 0.87).
-Deterministic: the same data and weights give the same numbers (lbfgs on one feature).
+- `sentence` (the top-level slope and intercept): p = sigmoid(slope * logit + intercept) for an
+  output read as a passage, on the QNLI rows' logits (best window, as the property does);
+- `short_answer`: for outputs of at most `SHORT_ANSWER_WORDS` words (of both sources), on the
+  logit of (question, question + answer) and that of (question, question);
+- `chunk`: Retrieval Relevance and Context Relevancy judge chunks of documents, where the answering
+  sentence sits among others and the cross-encoder's logit for it is lower. This fit is made on
+  chunk-sized passages built from the QNLI rows only: each row's sentence between two sentences of
+  other rows (drawn and shuffled with a fixed seed), keeping its label.
+
+Deterministic: the same data and weights give the same numbers (lbfgs on one or two features).
 """
 
 from __future__ import annotations
@@ -26,20 +31,27 @@ from pathlib import Path
 
 import numpy as np
 
-from properties.scorers.relevance import CALIBRATION
+from properties.scorers.relevance import CALIBRATION, answer_after_question, is_short_answer
 from properties.scorers.runtime import cross_encoder
+from properties.training import relevance_rows
 from properties.training.common import DEFAULT_DATA, file_sha, read_rows
 
 FILE = "relevance_qnli.jsonl"
 CHUNK_SEED = 0
+GENERATED_ROWS = 4000
 
 
 def fit(logits: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    coef, intercept = fit_many(logits.reshape(-1, 1), labels)
+    return coef[0], intercept
+
+
+def fit_many(features: np.ndarray, labels: np.ndarray) -> tuple[list[float], float]:
     from sklearn.linear_model import LogisticRegression
 
-    # C large: Platt scaling has two parameters and thousands of rows; nothing to regularise.
-    model = LogisticRegression(C=1e6, max_iter=1000).fit(logits.reshape(-1, 1), labels)
-    return float(model.coef_[0, 0]), float(model.intercept_[0])
+    # C large: a calibration has two or three parameters and thousands of rows; nothing to regularise.
+    model = LogisticRegression(C=1e6, max_iter=1000).fit(features, labels)
+    return [float(value) for value in model.coef_[0]], float(model.intercept_[0])
 
 
 def chunk_passages(rows: list[dict], seed: int = CHUNK_SEED) -> list[str]:
@@ -63,25 +75,49 @@ def main(argv: Sequence[str] | None = None) -> None:
     if "eval" in args.data.resolve().parts:
         parser.error("refusing to train on evaluation data: give the training folder")
     started = time.monotonic()
-    rows = read_rows(args.data / FILE)
+    qnli = read_rows(args.data / FILE)
+    rows = qnli + relevance_rows.generate(GENERATED_ROWS)
     model = cross_encoder.packaged_reranker("relevance")
-    logits, _, _ = model.best_windows([row["input"] for row in rows], [row["output"] for row in rows])
+    questions = [row["input"] for row in rows]
+    logits, _, _ = model.best_windows(questions, [row["output"] for row in rows])
     labels = np.array([int(row["label"]) for row in rows])
-    slope, intercept = fit(logits, labels)
-    chunk_logits, _, _ = model.best_windows([row["input"] for row in rows], chunk_passages(rows))
-    chunk_slope, chunk_intercept = fit(chunk_logits, labels)
+    # QNLI's sentences are the passages; the generated rows are chat answers, mostly short, and some
+    # of their negatives read alone like positives ("It was founded by ..." of another company).
+    slope, intercept = fit(logits[: len(qnli)], labels[: len(qnli)])
+    short = [k for k, row in enumerate(rows) if is_short_answer(row["output"])]
+    asked = [questions[k] for k in short]
+    read = [answer_after_question(questions[k], rows[k]["output"]) for k in short]
+    with_question, _, _ = model.best_windows(asked, read)
+    alone, _, _ = model.best_windows(asked, asked)
+    features = np.column_stack([with_question, alone])
+    (with_weight, alone_weight), short_intercept = fit_many(features, labels[short])
+    qnli_labels = labels[: len(qnli)]
+    chunk_logits, _, _ = model.best_windows([row["input"] for row in qnli], chunk_passages(qnli))
+    chunk_slope, chunk_intercept = fit(chunk_logits, qnli_labels)
     record = {
         "slope": round(slope, 6),
         "intercept": round(intercept, 6),
+        "short_answer": {
+            "with_question": round(with_weight, 6),
+            "question_alone": round(alone_weight, 6),
+            "intercept": round(short_intercept, 6),
+            "rows": len(short),
+        },
         "chunk": {"slope": round(chunk_slope, 6), "intercept": round(chunk_intercept, 6), "seed": CHUNK_SEED},
         "model": model.model_id,
         "data": {FILE: file_sha(args.data / FILE)},
+        "generated": {"rows": GENERATED_ROWS, "seed": relevance_rows.SEED},
         "rows": len(rows),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
     elapsed = time.monotonic() - started
-    print(f"relevance: {len(rows)} rows, slope {slope:.4f}, intercept {intercept:.4f}, {elapsed:.0f} s -> {args.out}")
+    print(
+        f"relevance: {len(rows)} rows ({len(short)} short answers), slope {slope:.4f}, intercept {intercept:.4f}, "
+        f"short answers {with_weight:.4f} x with question {alone_weight:+.4f} x question alone "
+        f"{short_intercept:+.4f}, "
+        f"{elapsed:.0f} s -> {args.out}"
+    )
 
 
 if __name__ == "__main__":

@@ -155,3 +155,29 @@ def test_retrieval_empty_context_or_input(retrieval: RetrievalRelevance) -> None
     assert no_docs.ok and "information_retrieval" in no_docs.not_applicable_reason
     assert no_input.ok and "input" in no_input.not_applicable_reason
     assert blank_docs.not_applicable_reason
+
+
+def test_a_short_answer_is_read_after_its_question(relevance: Relevance) -> None:
+    question = "How much does the Titan subscription cost?"
+    price, other = values(
+        relevance.run_batch(["It costs $29 per month.", "The Titan subscription weighs nothing."], None, [question] * 2)
+    )
+    assert price.value >= 0.5 and price.details["reading"] == "answer after its question"
+    assert other.value < 0.5
+    (span,) = other.spans
+    assert "does not address" in span.note and span.score < 0.5
+
+
+def test_a_self_contained_short_answer_must_also_hold_alone() -> None:
+    from properties.scorers.relevance import is_self_contained
+
+    assert is_self_contained("Paris is the capital of France.")
+    assert not is_self_contained("It costs $29 per month.")
+    assert not is_self_contained("$29 a month.")
+
+
+def test_the_generated_training_pairs_are_the_same_on_every_run() -> None:
+    from properties.training.relevance_rows import generate
+
+    first, again = generate(200), generate(200)
+    assert first == again and {row["label"] for row in first} == {0, 1}
