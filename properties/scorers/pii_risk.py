@@ -1,8 +1,9 @@
 """PII Risk: how much personal data a text exposes, 0 to 1.
 
 Entities come from a named-entity model (the packaged Rampart PII token classifier, or a user's
-token-classification model) and from pattern and checksum detectors (emails, Luhn-valid cards,
-mod-97-valid IBANs, SSNs, IP addresses, phones, dates of birth). Each entity's risk is its
+token-classification model) and from detectors (`text/pii_detectors.py`: presidio-analyzer's
+recognizers for Luhn-valid cards, mod-97-valid IBANs, SSNs and IP addresses, phonenumbers for phone
+numbers in any common format, and patterns of ours for e-mail addresses and dates of birth). Each entity's risk is its
 confidence times the risk factor of its type (`pii_risk_factors.json`, overridable per project
 with `risk_factors={...}`); the text's value is the highest entity risk, 0 when there is none.
 
@@ -18,6 +19,9 @@ Three readings turn the entities into risks a user can trust (docs/properties.md
   `address_part`, which counts as a postal code does;
 - where a detector that validates a structure (a checksum, a well-formed address) and the model
   claim the same characters, the detector's reading stays: it checked what the model guessed;
+- an identifier the model guessed from its shape (a driver licence, passport, tax or national id,
+  bank account or routing number) counts half its risk unless a word of its kind stands before it
+  ("licence no.", "passport", "IBAN"): order numbers, SKUs and request ids have the same shape;
 - in a text that holds no contact details or identifiers at all, a person's name or date of birth
   counts a share of its type's risk that depends on how the name is used (`text/pii_context.py`):
   all of it where its sentence, or any sentence of the text, addresses someone ("Hi Priya Raman,
@@ -37,7 +41,7 @@ from typing import Any, NamedTuple
 from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.registry import builtin
 from properties.scorers.runtime import models, pii_model
-from properties.scorers.text import pii_context, pii_detectors, quantities
+from properties.scorers.text import pii_context, pii_detectors, pii_identifiers, quantities
 
 Entity = pii_model.Entity
 
@@ -67,9 +71,24 @@ PUBLIC_RECORD_TYPES = frozenset({"person_name", "date_of_birth"})
 # most, under the 0.5 threshold yet above a postal code or a city, for a name is still a name.
 ENCYCLOPEDIC_FACTOR = 0.3
 MENTION_FACTOR = 0.6
+# An identifier the model guessed from its shape alone, with no word of its kind before it: order
+# numbers, SKUs and request ids look the same (`text/pii_identifiers.py`). 0.9 x 0.9 x 0.5 = 0.41 at
+# most, under the 0.5 threshold; a licence number after "driver licence" counts in full.
+UNNAMED_IDENTIFIER = "unnamed identifier"
+UNNAMED_IDENTIFIER_FACTOR = 0.5
 USE_FACTORS = {
-    pii_context.ENCYCLOPEDIC: (ENCYCLOPEDIC_FACTOR, "named in an encyclopedic statement"),
-    pii_context.MENTION: (MENTION_FACTOR, "a name mentioned in a text that addresses no one"),
+    pii_context.ENCYCLOPEDIC: (
+        ENCYCLOPEDIC_FACTOR,
+        "named in an encyclopedic statement, no contact details in the text",
+    ),
+    pii_context.MENTION: (
+        MENTION_FACTOR,
+        "a name mentioned in a text that addresses no one, no contact details in the text",
+    ),
+    UNNAMED_IDENTIFIER: (
+        UNNAMED_IDENTIFIER_FACTOR,
+        "a code of this shape with no word of its kind before it (order numbers and ids look the same)",
+    ),
 }
 ADDRESS_PARTS = frozenset({"street_address", "address_part", "city", "state", "zip_code"})
 
@@ -102,7 +121,7 @@ class PIIRisk(Scorer):
     )
     fields = ("input", "output")
     queue = "models"
-    version = "2"
+    version = "3"
     threshold = 0.5
 
     def __init__(
@@ -164,17 +183,20 @@ class PIIRisk(Scorer):
             results[i] = self.to_score(texts[i], entities, pii_detectors.detect(texts[i]))
         return results
 
-    def to_score(self, text: str, entities: list[Entity], detections: list[Entity] | None = None) -> Score:
+    def to_score(
+        self, text: str, entities: list[Entity], detections: list[pii_detectors.Detection] | None = None
+    ) -> Score:
         """The value and its evidence from the model's entities and the detectors' findings."""
         kept, dismissed = personal_data(text, [Finding(*entity) for entity in entities])
         kept = [household_or_part(text, entity) for entity in kept]
-        patterns = [Finding(*found, pii_detectors.HOW_FOUND.get(found[2], "a pattern")) for found in detections or []]
+        patterns = [Finding(*found) for found in detections or []]
         findings = resolve_overlaps(kept + patterns, self._factors)
-        contact = any(finding.kind in CONTACT_DETAILS for finding in findings)
+        unnamed = {finding for finding in findings if is_unnamed_identifier(text, finding)}
+        contact = any(finding.kind in CONTACT_DETAILS and finding not in unnamed for finding in findings)
         bounds = pii_context.sentences(text) if any(f.kind in PUBLIC_RECORD_TYPES for f in findings) else []
         spans = []
         for finding in findings:
-            use = pii_context.PERSONAL
+            use = UNNAMED_IDENTIFIER if finding in unnamed else pii_context.PERSONAL
             if finding.kind in PUBLIC_RECORD_TYPES and not contact:
                 use = pii_context.name_reading(text, finding.start, finding.end, bounds)
             spans.append(self.to_span(finding, use))
@@ -191,8 +213,18 @@ class PIIRisk(Scorer):
         if use in USE_FACTORS:
             share, why = USE_FACTORS[use]
             risk *= share
-            note += f" x {share:.2f}, {why}, no contact details in the text"
+            note += f" x {share:.2f}, {why}"
         return Span(self.current_field, finding.start, finding.end, finding.kind, round(risk, 4), note)
+
+
+def is_unnamed_identifier(text: str, finding: Finding) -> bool:
+    """An identifier type that the model guessed (no detector validated it) with no word of its kind
+    before it."""
+    return (
+        finding.kind in pii_identifiers.RECOGNIZERS
+        and not finding.validated_by
+        and not pii_identifiers.has_context(text, finding.start, finding.kind)
+    )
 
 
 def personal_data(text: str, entities: list[Finding]) -> tuple[list[Finding], list[dict[str, str]]]:

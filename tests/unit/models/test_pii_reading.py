@@ -63,7 +63,7 @@ def test_an_address_block_spans_lines() -> None:
 def test_a_validated_detector_wins_over_the_model_on_the_same_characters() -> None:
     text = "The failed logins came from 203.0.113.42 at night."
     model = Finding(*entity(text, "203.0.113.42", "phone", 0.95))
-    detector = Finding(*detect(text)[0], "a valid IP address")
+    detector = Finding(*detect(text)[0])
     assert resolve_overlaps([model, detector], {"phone": 0.8, "ip_address": 0.6}) == [detector]
 
 
@@ -137,3 +137,19 @@ def test_the_issues_figures_are_not_personal_data(pii_risk) -> None:
     for score in pii_risk.run_batch(texts):
         assert score.value < 0.3
         assert not {"street_address", "zip_code", "phone"} & {span.label for span in score.spans}
+
+
+def test_an_identifier_the_model_guessed_counts_half_without_a_word_of_its_kind() -> None:
+    scorer = PIIRisk()
+    order = "Jan Novak packed order QNH-197423 on 3 January."
+    licence = "Driver licence no. QNH-197423, holder Jan Novak."
+    entities = {
+        text: [entity(text, "QNH-197423", "drivers_license", 0.9), entity(text, "Jan Novak", "person_name", 0.9)]
+        for text in (order, licence)
+    }
+    unnamed = scorer.to_score(order, entities[order])
+    named = scorer.to_score(licence, entities[licence])
+    code = next(span for span in unnamed.spans if span.label == "drivers_license")
+    assert code.score == pytest.approx(0.9 * 0.9 * 0.5) and "no word of its kind" in code.note
+    assert unnamed.value < 0.5, "an order number is no contact detail: the name counts as a mention"
+    assert named.value >= 0.5
