@@ -47,7 +47,7 @@ from properties.scorers.registry import builtin
 from properties.scorers.retrieval_relevance import documents_of
 from properties.scorers.runtime import cross_encoder, models, nli, spacy_english
 from properties.scorers.runtime.heads import ARTIFACTS, Head, load_head
-from properties.scorers.text import statements, support
+from properties.scorers.text import measures, statements, support
 
 COMBINER = ARTIFACTS / "grounded.npz"
 COMBINER_FEATURES = (
@@ -102,6 +102,7 @@ class Context:
     stems: set[str] = field(default_factory=set)
     numbers: set[str] = field(default_factory=set)
     passage_stems: list[set[str]] = field(default_factory=list)
+    text: str = ""
 
     @classmethod
     def of(cls, fields: Sequence[tuple[str, str]]) -> Context:
@@ -113,7 +114,7 @@ class Context:
         ]
         whole = "\n".join(text for _, text in fields if isinstance(text, str))
         stems = [statements.content_stems(p.text) for p in passages]
-        return cls(passages, whole.lower(), statements.content_stems(whole), statements.numbers(whole), stems)
+        return cls(passages, whole.lower(), statements.content_stems(whole), statements.numbers(whole), stems, whole)
 
 
 def context_fields(input_text: str, context: Any) -> list[tuple[str, str]]:
@@ -195,7 +196,8 @@ def context_lexical(claim: str, entities: Sequence[str], context: Context) -> li
     words = statements.content_stems(claim)
     novel = len(words - context.stems) / len(words) if words else 0.0
     figures = statements.numbers(claim)
-    missing_numbers = len(figures - context.numbers) / len(figures) if figures else 0.0
+    missing = measures.missing_figures(figures, claim, context.text, context.numbers)
+    missing_numbers = len(missing) / len(figures) if figures else 0.0
     absent = [
         e for e in entities if e.lower() not in context.lower and not statements.content_stems(e) <= context.stems
     ]
@@ -279,7 +281,7 @@ class GroundedInContext(Scorer):
     )
     fields = ("output",)
     queue = "models"
-    version = "1"
+    version = "2"
     uses_full_context = True
 
     def __init__(self, nli_model: str | None = None, threshold: float = 0.5) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 
 from properties.scorers.runtime import models
 from properties.scorers.runtime.heads import ARTIFACTS, Head, load_head
-from properties.scorers.text import statements
+from properties.scorers.text import measures, statements
 
 NLI_HEAD = ARTIFACTS / "nli.npz"
 LEXICAL_FEATURES = ("novel_words_passage", "missing_numbers_passage", "negation_mismatch", "length_ratio")
@@ -34,7 +34,8 @@ def nli_lexical(statement: str, passage: str) -> list[float]:
     words = statements.content_stems(statement)
     novel = len(words - statements.content_stems(passage)) / len(words) if words else 0.0
     figures = statements.numbers(statement)
-    missing = len(figures - statements.numbers(passage)) / len(figures) if figures else 0.0
+    missing_figures = measures.missing_figures(figures, statement, passage, statements.numbers(passage))
+    missing = len(missing_figures) / len(figures) if figures else 0.0
     negated = bool(_NEGATION.search(statement.replace("n't", " n't"))) != bool(
         _NEGATION.search(passage.replace("n't", " n't"))
     )

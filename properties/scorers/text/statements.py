@@ -60,11 +60,11 @@ _DISCOURSE = re.compile(
     r"based on (?:the |our |your )?[\w -]{1,40}|as (?:stated|mentioned|described) in [\w -]{1,40})\s*[,!]\s+",
     re.IGNORECASE,
 )
-_NUMBER_NAMES = (
+NUMBER_NAMES = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty"
 )
-_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_NUMBER_NAMES.split())}
+_NUMBER_WORDS = {word: str(value) for value, word in enumerate(NUMBER_NAMES.split())}
 _STOP_WORDS = """a an the of to in on at for by with and or but nor so yet is are was were be been being am it its this
 that these those what which who whom whose how when where why do does did done from as into onto than then there here
 their they them he she his her him i me my you your we our us not no also very just only such can could would should
@@ -103,6 +103,18 @@ def numbers(text: str) -> set[str]:
     found = {_canonical_number(match) for match in _NUMBER.findall(text)}
     found.update(_NUMBER_WORDS[w] for w in _WORD.findall(text.lower()) if w in _NUMBER_WORDS)
     return found
+
+
+def number_value(text: str) -> float | None:
+    """The value of a number written in digits ("1,200", "2.5") or as a word up to twenty."""
+    word = text.lower()
+    if word in _NUMBER_WORDS:
+        return float(_NUMBER_WORDS[word])
+    digits = text.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", text) else text.replace(",", ".")
+    try:
+        return float(digits)
+    except ValueError:
+        return None
 
 
 def _canonical_number(text: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from properties.scorers.text import statements
+from properties.scorers.text import measures, statements
 
 # Content words of the passage's sentence allowed between the statement's own (a dropped adjective,
 # a clause the answer left out), in all.
@@ -178,7 +178,10 @@ def names(statement: str, entities: Sequence[str]) -> list[str]:
 
 def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | None:
     """Why the passage cannot support the statement, in words, or None."""
-    missing = sorted(figures(statement) - figures(passage))
+    # A figure in another unit is no difference when the passage gives the same quantity (`measures`).
+    missing = sorted(
+        f for f in figures(statement) - figures(passage) if not measures.same_quantity_in(f, statement, passage)
+    )
     if missing:
         said = sorted(figures(passage))
         documents = f"the documents say {', '.join(said)}" if said else "the documents give no such figure"
@@ -188,7 +191,9 @@ def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | Non
     absent = [
         entity
         for entity in names(statement, entities)
-        if " ".join(entity.lower().split()) not in lower and not statements.content_stems(entity) <= stems
+        if " ".join(entity.lower().split()) not in lower
+        and not statements.content_stems(entity) <= stems
+        and not measures.is_a_quantity_given_in(entity, passage)
     ]
     if absent:
         return f"the documents do not mention {', '.join(absent)}"

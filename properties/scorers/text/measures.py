@@ -1,0 +1,81 @@
+"""Quantities with units, compared across units: "three hours" is "180 minutes", "2 kg" is "2,000 g".
+
+Grounded in Context's number rule lists a figure of the answer that no document gives as a
+difference ("the documents say 3, the answer says 180"). A figure in another unit is no difference
+when the documents give the same quantity: its unit is read after the number ("180 minutes",
+"a 24-month warranty", "147 GB") and pint converts both to one unit. Units of time, length, mass,
+volume, power, energy, data and speed are read; counts ("seats", "users") are no unit, and their
+figures must match as written.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from properties.scorers.text.statements import NUMBER_NAMES, number_value
+
+# The units read, by how they are written (pint parses them); a bare "m", "s" or "in" is left out:
+# in prose they are mostly a letter or a word.
+_UNIT = (
+    r"(?:mm|cm|km|inch(?:es)?|ft|feet|foot|yards?|miles?|metres?|meters?|kilomet(?:re|er)s?|centimet(?:re|er)s?|"
+    r"millimet(?:re|er)s?|mg|g|kg|tons?|tonnes?|lbs?|oz|ounces?|grams?|kilos?|kilograms?|ml|l|litres?|liters?|"
+    r"gallons?|mph|km/h|ms|sec(?:ond)?s?|min(?:ute)?s?|h|hrs?|hours?|days?|weeks?|months?|years?|yrs?|"
+    r"decades?|[kMGT]B|bytes?|kilobytes?|megabytes?|gigabytes?|terabytes?|[kM]?W|kWh|watts?|kilowatts?|mAh|Wh)"
+)
+_NUMBER = r"\d+(?:[.,]\d+)*|" + "|".join(NUMBER_NAMES.split())
+_QUANTITY = re.compile(rf"(?<![\w.,])({_NUMBER})[\s-]?({_UNIT})\b", re.IGNORECASE)
+_SPELLING = {"hrs": "hours", "hr": "hour", "yrs": "years", "yr": "year", "kilos": "kilograms", "kilo": "kilogram"}
+# Two readings of one quantity agree within this share (rounding: "about 2.2 lbs" for 1 kg).
+TOLERANCE = 0.02
+
+
+@cache
+def _registry() -> Any:
+    import pint
+
+    return pint.UnitRegistry()
+
+
+def quantities(text: str) -> list[tuple[str, Any]]:
+    """Each number with a unit after it: (the number as written, the quantity)."""
+    found = []
+    for match in _QUANTITY.finditer(text):
+        number, unit = match.group(1), match.group(2)
+        value = number_value(number)
+        if value is None:
+            continue
+        try:
+            quantity = value * _registry().parse_units(_SPELLING.get(unit.lower(), unit))
+        except Exception:  # noqa: BLE001 - pint raises several kinds of error for a word it cannot read
+            continue
+        found.append((number, quantity))
+    return found
+
+
+def same_quantity_in(number: str, statement: str, passage: str) -> bool:
+    """Whether the statement's `number`, with the unit after it, is a quantity the passage gives in
+    another unit."""
+    wanted = [quantity for written, quantity in quantities(statement) if number_value(written) == number_value(number)]
+    given = [quantity for _, quantity in quantities(passage)]
+    for quantity in wanted:
+        for other in given:
+            if quantity.dimensionality != other.dimensionality:
+                continue
+            converted = other.to(quantity.units).magnitude
+            if abs(converted - quantity.magnitude) <= TOLERANCE * max(abs(quantity.magnitude), 1e-9):
+                return True
+    return False
+
+
+def missing_figures(figures: set[str], statement: str, passage: str, given: set[str]) -> set[str]:
+    """The statement's figures that the passage gives neither as written (`given`) nor as the same
+    quantity in another unit."""
+    return {figure for figure in figures - given if not same_quantity_in(figure, statement, passage)}
+
+
+def is_a_quantity_given_in(text: str, passage: str) -> bool:
+    """Whether a name-like piece of text ("47h", "238 W") is a quantity the passage gives, in any unit."""
+    found = quantities(text)
+    return bool(found) and all(same_quantity_in(number, text, passage) for number, _ in found)
