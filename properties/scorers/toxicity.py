@@ -3,29 +3,37 @@
 Every sentence is read on its own and the text's value is its most toxic sentence's: one insult in a
 long polite answer makes the answer toxic. Each sentence at or over the threshold is an evidence span
 with its score and what it reads as. A sentence is first prepared (`text.toxic_reading`: spelling
-tricks undone, quoted sentences set aside), then read four ways, and the highest reading counts:
+tricks undone, quoted sentences set aside), then read these ways, and the highest reading counts:
 
-- *hateful or offensive*: a logistic-regression head (`python -m properties.training.toxicity`) over
-  the MiniLM embedding, the profanity SVM of alt-profanity-check, and the Jigsaw BiLSTM of
+- *the kinds head*: a multinomial logistic regression (`python -m properties.training.toxicity`)
+  over the MiniLM embedding, the profanity SVM of alt-profanity-check, and the Jigsaw BiLSTM of
   toxic-comment-classifier (its six label probabilities and the 50 hidden units they are read
-  from), trained on Davidson (offensive tweets) and HateCheck (hate against protected groups).
-  Neither packaged classifier alone sees hate without swear words (ROC-AUC ~0.5 on HateCheck); the
-  embedding head does. Sentences under `HEAD_MIN_WORDS` words are not read by the head: its
-  embedding of a word or two is noise ("No." read 0.7).
-- *rude or insulting to the person it speaks to*: for a sentence in the second person, or one too
-  short to be anything but an exclamation at someone ("Idiot!"), the mean of the BiLSTM's `toxic`
-  and `insult` probabilities.
-- *a threat of harm* to the person addressed (`THREAT_VALUE`).
-- *degrading a protected group*: a people given a degrading attribute or called vermin ("those lazy
-  Nigerians", "immigrants are vermin"; `DEROGATION_VALUE`), which the head reads diluted when the
-  clause ends an otherwise polite sentence.
+  from). It tells apart kinds of toxic text (threats, veiled threats, insults, obscene abuse, hate
+  as an emotion, dehumanisation, negative attributes, implicit hate, other hate, offence) from
+  kinds of harmless text that share their words (statements about a group, including hate denied
+  or countered; profanity aimed at no one; criticism, violent words in everyday use, blunt replies,
+  code). The reading is the probability of the toxic kinds, and the evidence names the likeliest
+  ("threatens harm", "degrades a group"). Trained on Davidson (offensive tweets), HateCheck (hate
+  against protected groups) and rows generated from templates (`training/toxicity_rows.py`) for
+  what those two lack: threats to a person, with and without violent words; insults without swear
+  words; hate about many more groups; and the harmless contrasts.
+- *rude or insulting to the person it speaks to*: for a sentence in the second person, the mean of
+  the BiLSTM's `toxic` and `insult` probabilities.
+- A sentence of one or two words is read by the mean of the head and the BiLSTM: neither model is
+  sure of so little ("Crap." reads 0.77 to the BiLSTM, "OK then." 0.6 to the head).
+- *a threat of harm* (`THREAT_VALUE`) or *a degraded group* (`DEROGATION_VALUE`): the word patterns
+  of `text.toxic_reading`, kept as they were and not to be grown. The kinds head now does their job
+  for what it has learnt; without them the hand-written suite fell to 45/49, on a wish to hurt
+  people and on a degrading clause at the end of a longer sentence, which the head reads diluted.
 
-Why the head alone missed common insults ("Shut up, you stupid idiot." read 0.19): its labels
-are HateCheck's, and HateCheck labels abuse aimed at an individual ("You are human garbage", "I
-hate you") *not hateful*, because hate is about protected groups. The embedding learnt that a
-sentence insulting "you" is harmless and outweighed both packaged classifiers, which read the
-insult at 0.92 and 1.0. Toxicity is wider than hate: abuse aimed at the reader is read by the
-Jigsaw model, whose `insult` and `toxic` labels were annotated for exactly that.
+Why kinds and not one toxic-or-not head: toxic text is several things, and one linear boundary over
+one embedding cannot hold them all. With one head, adding the generated rows cost HateCheck's
+cross-validated ROC-AUC 0.08 (0.915 to 0.832, folds that never split a template); with a class for
+each kind it held (0.917) and the generated rows' own rose from 0.861 to 0.913.
+
+Why the Jigsaw reading is kept: HateCheck labels abuse aimed at an individual ("You are human
+garbage") *not hateful*, because hate is about protected groups; toxicity is wider than hate, and
+the BiLSTM's `insult` and `toxic` labels were annotated for abuse of the reader.
 """
 
 from __future__ import annotations
@@ -39,7 +47,8 @@ import numpy as np
 from properties.scorers.base import Score, Span
 from properties.scorers.registry import builtin
 from properties.scorers.runtime import models, packages
-from properties.scorers.runtime.model_scorer import HeadPredictor, ModelScorer
+from properties.scorers.runtime.heads import Head
+from properties.scorers.runtime.model_scorer import ClassifierPredictor, HeadPredictor, ModelScorer
 from properties.scorers.runtime.models import sentence_bounds
 from properties.scorers.runtime.toxic_bilstm import HIDDEN, LABELS, ToxicBiLSTM
 from properties.scorers.text.toxic_reading import (
@@ -59,11 +68,30 @@ EXTRA_FEATURES = (
 )
 # Where the BiLSTM's probabilities sit among the last len(EXTRA_FEATURES) columns of the features.
 _TOXIC, _INSULT = (EXTRA_FEATURES.index(f"bilstm_{label}") - len(EXTRA_FEATURES) for label in ("toxic", "insult"))
-# Shorter sentences are read as exclamations at someone, not by the head (see the module docstring).
-HEAD_MIN_WORDS = 3
-# A threat is toxic whatever the models say; 0.9 rather than 1 because the patterns read words, not intent.
+# The kinds head, stored beside the binary head in the same file: one row of weights per kind, over
+# the same standardised features; the kinds' names are in the head's meta, in the same order.
+KINDS_COEF, KINDS_INTERCEPT = "kinds_coef", "kinds_intercept"
+# Kinds whose name starts with this are harmless; the value is the probability of all the others.
+HARMLESS = "harmless"
+# What a sentence reads as, by the likeliest toxic kind (the training command names the kinds).
+KIND_NOTES = {
+    "threat": "threatens harm",
+    "veiled_threat": "threatens harm",
+    "insult": "insults someone",
+    "obscene_abuse": "insults someone",
+    "hate_emotion": "expresses hate for a group",
+    "dehumanisation": "degrades a group",
+    "negative_attribute": "degrades a group",
+    "implicit_hate": "degrades a group",
+    "hate": "hateful towards a group",
+    "offensive": "offensive or obscene",
+}
+TO_THE_READER = "rude or insulting to the person it speaks to"
+# Sentences shorter than this are read by the mean of the head and the BiLSTM (see `read_sentence`).
+SHORT_WORDS = 3
+# The word patterns kept beside the head (`text.toxic_reading`), and what they read: a threat is toxic
+# whatever the models say (0.9, not 1: the patterns read words, not intent), and so is a degraded group.
 THREAT_VALUE = 0.9
-# Degrading a protected group is hateful whatever the models say; the patterns read words, not intent.
 DEROGATION_VALUE = 0.8
 
 
@@ -120,12 +148,36 @@ class Reading:
     note: str
 
 
-def read_sentence(text: str, head_value: float, toxic: float, insult: float) -> Reading:
-    """The highest of the four readings of a prepared sentence (see the module docstring)."""
-    short = len(text.split()) < HEAD_MIN_WORDS
-    readings = [] if short else [Reading(head_value, "reads as hateful or offensive")]
-    if short or speaks_to_reader(text):
-        readings.append(Reading((toxic + insult) / 2, "rude or insulting to the person it speaks to"))
+def read_kinds(head: Head, features: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """The probability that each row is toxic, and its likeliest toxic kind, from the kinds head; a head
+    without kinds (one trained before them) gives its own probability and no kind."""
+    if KINDS_COEF not in head.extras:
+        return head.predict(features), [""] * len(features)
+    names = list(head.meta["kinds"])
+    logits = ((features - head.mean) / head.scale) @ head.extras[KINDS_COEF].T + head.extras[KINDS_INTERCEPT]
+    logits -= logits.max(axis=1, keepdims=True)
+    probabilities = np.exp(logits)
+    probabilities /= probabilities.sum(axis=1, keepdims=True)
+    toxic = np.array([not name.startswith(HARMLESS) for name in names])
+    toxic_names = [name for name in names if not name.startswith(HARMLESS)]
+    likeliest = probabilities[:, toxic].argmax(axis=1)
+    return probabilities[:, toxic].sum(axis=1), [toxic_names[index] for index in likeliest]
+
+
+def read_sentence(text: str, head_value: float, kind: str, toxic: float, insult: float) -> Reading:
+    """The highest of the readings of a prepared sentence (see the module docstring)."""
+    to_reader = speaks_to_reader(text)
+    note = KIND_NOTES.get(kind, "reads as toxic")
+    if to_reader and note == "insults someone":
+        note = TO_THE_READER
+    bilstm = (toxic + insult) / 2
+    if len(text.split()) < SHORT_WORDS:
+        # A word or two: neither model is sure alone ("Crap." is rude to the BiLSTM, "OK then." to the head).
+        readings = [Reading((head_value + bilstm) / 2, note if head_value >= bilstm else TO_THE_READER)]
+    else:
+        readings = [Reading(head_value, note)]
+        if to_reader:
+            readings.append(Reading(bilstm, TO_THE_READER))
     threat = find_threat(text)
     if threat:
         readings.append(Reading(THREAT_VALUE, f"threatens harm: \u201c{threat.group(0)}\u201d"))
@@ -133,6 +185,15 @@ def read_sentence(text: str, head_value: float, toxic: float, insult: float) -> 
     if derogation:
         readings.append(Reading(DEROGATION_VALUE, f"degrades a group: \u201c{derogation.group(0)}\u201d"))
     return max(readings, key=lambda reading: reading.value)
+
+
+class KindsPredictor(HeadPredictor):
+    """The packaged head read through its kinds: `predict` gives the probability of the toxic ones."""
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray:
+        windowed = models.sentence_windows(texts, self.encoder.token_offsets, *self.window)
+        values, _ = read_kinds(self.head, self.featurize(windowed.texts, self.encoder))
+        return windowed.aggregate(values, len(texts), self.how)
 
 
 @builtin
@@ -154,6 +215,14 @@ class Toxicity(ModelScorer):
 
     def featurize(self, texts: Sequence[str], encoder: models.Encoder) -> np.ndarray:
         return toxicity_features(texts, encoder)
+
+    def _load_predictor(self) -> HeadPredictor | ClassifierPredictor:
+        predictor = super()._load_predictor()
+        if type(predictor) is HeadPredictor:
+            predictor = KindsPredictor(
+                self.name(), predictor.encoder, predictor.head, self.featurize, self.aggregate, self.window
+            )
+        return predictor
 
     def run_batch(
         self,
@@ -181,10 +250,10 @@ class Toxicity(ModelScorer):
             [prepare(sentence) for sentence in sentences], predictor.encoder.token_offsets, *self.window
         )
         features = prepared_features(windowed.texts, predictor.encoder)
-        heads = predictor.head.predict(features)
+        values, kinds = read_kinds(predictor.head, features)
         per_window = [
-            read_sentence(text, float(head), float(row[_TOXIC]), float(row[_INSULT]))
-            for text, head, row in zip(windowed.texts, heads, features, strict=True)
+            read_sentence(text, float(value), kind, float(row[_TOXIC]), float(row[_INSULT]))
+            for text, value, kind, row in zip(windowed.texts, values, kinds, features, strict=True)
         ]
         best: dict[int, Reading] = {}
         for owner, reading in zip(windowed.owner, per_window, strict=True):
@@ -193,10 +262,11 @@ class Toxicity(ModelScorer):
         return [best[index] for index in range(len(sentences))]
 
     def to_score_from(self, bounds: list[tuple[int, int]], readings: list[Reading]) -> Score:
+        # Rounded before the threshold is applied, so that a value shown at 0.5 always has its span.
+        scores = [round(reading.value, 4) for reading in readings]
         spans = [
-            Span(self.current_field, start, end, "toxic", round(reading.value, 4), reading.note)
-            for (start, end), reading in zip(bounds, readings, strict=True)
-            if reading.value >= self.threshold
+            Span(self.current_field, start, end, "toxic", score, reading.note)
+            for (start, end), reading, score in zip(bounds, readings, scores, strict=True)
+            if score >= self.threshold
         ]
-        value = max(reading.value for reading in readings)
-        return Score(value=round(value, 4), spans=spans, details={"threshold": self.threshold})
+        return Score(value=max(scores), spans=spans, details={"threshold": self.threshold})
