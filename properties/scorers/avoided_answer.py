@@ -1,15 +1,22 @@
 """Avoided Answer: the probability that the model explicitly avoided answering the input (refused,
-said it cannot or will not, or that it does not know).
+said it cannot or will not, that it does not know, or handed the question to someone else without
+answering it).
 
 Default model: a logistic-regression head (`python -m properties.training.avoided_answer`) over
-the MiniLM embedding of the output, the embedding of its opening (where refusals sit), and counts
-of refusal phrases. The head learnt refusals of requests that sound unsafe (XSTest); the plainer
-ways an assistant avoids answering ("I don't know", "I'm not able to", "I couldn't find that in the
-documents") are read by rules: a sentence in the first person that says it cannot, will not or does
-not know (`AVOIDANCE`). The value is the head's, or, when avoidance sentences are most of what the
-output says (pleasantries and "ask an advisor" redirects aside), at least `AVOIDED_FLOOR` scaled by
-that share, so that an answer after a disclaimer still reads as answered.
-Evidence: the sentences that avoid the answer, each with its score and what it says.
+the MiniLM embedding of the output, the embedding of its opening (where refusals sit), counts of
+refusal phrases, and, for short outputs, the two embeddings again scaled by how short the output is
+(`shortness`): a chat reply of a sentence or two gets weights of its own, learnt from generated
+support replies (`properties/training/avoided_answer_rows.py`: hand-offs to a team, "nothing in the
+documents", policy refusals, and answers after an apology or with "cannot" in them), while long
+completions keep the weights XSTest taught. The plainest ways an assistant avoids answering
+("I don't know", "I'm not able to") are also read by a rule: a sentence in the first person that
+says it cannot, will not or does not know (`AVOIDANCE`). The value is the head's, or, when
+avoidance sentences are most of what the output says (pleasantries and "ask an advisor" redirects
+aside), at least `AVOIDED_FLOOR` scaled by that share, so that an answer after a disclaimer still
+reads as answered.
+Evidence: the sentences that avoid the answer, each with the score it gets on its own (at or above
+the threshold, like the value they explain), or the whole output when only the whole reads as
+avoided.
 """
 
 from __future__ import annotations
@@ -72,13 +79,28 @@ REDIRECT = re.compile(
 AVOIDED_FLOOR = 0.9
 # Refusals come first: the opening sentences are embedded apart from the whole output.
 OPENING_SENTENCES = 2
+OPENING_WORDS = 20
 # Beside the two embeddings (whole output, opening), which the head file lists as "embedding".
 EXTRA_FEATURES = ("refusal_phrases_opening", "refusal_phrases", "refusal_phrases_per_sentence")
+# Outputs of up to SHORT_WORDS words are short replies (shortness 1), fading to long ones (0) at twice
+# that: the head reads short replies with the embeddings times shortness as well, weights of their own.
+SHORT_WORDS = 20
+# The features after EXTRA_FEATURES: both embeddings scaled by shortness ("short.embedding"), then it.
+SHORT_FEATURES = ("shortness",)
+
+
+def opening_sentences(text: str, bounds: list[tuple[int, int]]) -> int:
+    """How many sentences the opening holds: OPENING_SENTENCES, and more while they hold fewer than
+    OPENING_WORDS words, so that a greeting or a thank-you does not push the refusal out of it."""
+    count = min(OPENING_SENTENCES, len(bounds))
+    while count < len(bounds) and len(text[: bounds[count - 1][1]].split()) < OPENING_WORDS:
+        count += 1
+    return count
 
 
 def opening(text: str, bounds: list[tuple[int, int]] | None = None) -> str:
     bounds = bounds or sentence_bounds(text)
-    return text[: bounds[min(OPENING_SENTENCES, len(bounds)) - 1][1]]
+    return text[: bounds[opening_sentences(text, bounds) - 1][1]]
 
 
 def refusal_counts(text: str) -> list[float]:
@@ -87,9 +109,26 @@ def refusal_counts(text: str) -> list[float]:
     return [float(len(_REFUSAL.findall(opening(text, bounds)))), float(total), total / len(bounds)]
 
 
-def avoided_answer_features(texts: Sequence[str], encoder: models.Encoder) -> np.ndarray:
+def shortness(text: str) -> float:
+    """1 for a reply of up to SHORT_WORDS words, falling linearly to 0 at twice as many."""
+    return min(1.0, max(0.0, (2 * SHORT_WORDS - len(text.split())) / SHORT_WORDS))
+
+
+def feature_names(dimension: int) -> list[str]:
+    """The head's features in order, for a head file's record; `dimension` is the encoder's."""
+    embeddings = 2 * dimension
+    return ["embedding"] * embeddings + list(EXTRA_FEATURES) + ["short.embedding"] * embeddings + list(SHORT_FEATURES)
+
+
+def assemble(texts: Sequence[str], whole: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The head's features from the embeddings of the outputs and of their openings."""
     counts = np.array([refusal_counts(text) for text in texts], dtype=np.float64)
-    return np.hstack([encoder.encode(texts), encoder.encode([opening(t) for t in texts]), counts])
+    short = np.array([[shortness(text)] for text in texts], dtype=np.float64)
+    return np.hstack([whole, first, counts, whole * short, first * short, short])
+
+
+def avoided_answer_features(texts: Sequence[str], encoder: models.Encoder) -> np.ndarray:
+    return assemble(texts, encoder.encode(texts), encoder.encode([opening(t) for t in texts]))
 
 
 def avoidance_share(text: str, bounds: list[tuple[int, int]], avoiding: list[tuple[int, int]]) -> float:
@@ -142,42 +181,54 @@ class AvoidedAnswer(ModelScorer):
             details["avoidance_share"] = round(share, 4)
         value = max(value, AVOIDED_FLOOR * share)
         spans = self.refusal_spans(text, bounds, avoiding) if value >= self.threshold else []
+        if value >= self.threshold and not spans:
+            # The head reads the output as avoided, and no sentence does alone: the output is the evidence.
+            start = len(text) - len(text.lstrip())
+            end = len(text.rstrip())
+            note = "reads as avoiding the answer as a whole; no sentence does on its own"
+            spans = [Span(self.current_field, start, end, "refusal", round(value, 4), note)]
         return Score(value=round(value, 4), spans=spans, details=details)
 
     def refusal_spans(
         self, text: str, bounds: list[tuple[int, int]] | None = None, avoiding: list[tuple[int, int]] | None = None
     ) -> list[Span]:
-        """The sentences that avoid the answer: those that say the assistant cannot or does not know,
-        those with a refusal phrase, or that the head alone scores at or above the threshold."""
+        """The sentences that avoid the answer: those that score at or above the threshold on their
+        own, as the property would score them alone (the head, and the rule's floor for a sentence
+        that says it cannot or does not know)."""
         bounds = bounds or sentence_bounds(text)
         avoiding = avoiding or []
         # Candidates: the opening sentences, where refusals sit, and any sentence with a refusal
         # phrase. Scoring every sentence of a long answer would cost more than the answer itself.
+        opened = opening_sentences(text, bounds)
         candidates = [
             (start, end)
             for position, (start, end) in enumerate(bounds)
-            if position < OPENING_SENTENCES or _REFUSAL.search(text[start:end]) or (start, end) in avoiding
+            if position < opened or _REFUSAL.search(text[start:end]) or (start, end) in avoiding
         ]
         sentences = [text[start:end] for start, end in candidates]
         spans = []
-        for (start, end), sentence, score in zip(candidates, sentences, self.sentence_scores(sentences), strict=True):
+        for (start, end), sentence, head in zip(candidates, sentences, self.sentence_scores(sentences), strict=True):
             said = AVOIDANCE.search(sentence)
+            # Alone, a sentence the rule reads is all avoidance, unless it answers after a "but".
+            floor = AVOIDED_FLOOR if said and not _answers_after_but(sentence) else 0.0
+            score = max(float(head), floor)
+            if score < self.threshold:
+                continue
             phrase = _REFUSAL.search(sentence)
-            if said or phrase or score >= self.threshold:
-                if said:
-                    note = f"says it does not answer: \u201c{said.group(0)}\u201d"
-                elif phrase:
-                    note = f"refusal phrase \u201c{phrase.group(0)}\u201d"
-                else:
-                    note = "reads as a refusal on its own"
-                spans.append(Span(self.current_field, start, end, "refusal", round(float(score), 4), note))
+            if said:
+                note = f"says it does not answer: \u201c{said.group(0)}\u201d"
+            elif phrase:
+                note = f"refusal phrase \u201c{phrase.group(0)}\u201d"
+            else:
+                note = "reads as avoiding the answer on its own"
+            spans.append(Span(self.current_field, start, end, "refusal", round(score, 4), note))
         return spans
 
     def sentence_scores(self, sentences: list[str]) -> np.ndarray:
+        """The head's probability for each sentence read as an output of its own."""
         predictor = self.predictor()
         if not isinstance(predictor, HeadPredictor):  # a user's classifier scores sentences as outputs
             return predictor.predict(sentences)
         # A sentence is its own opening: one encoding serves both embedding features.
         embedded = predictor.encoder.encode(sentences)
-        counts = np.array([refusal_counts(sentence) for sentence in sentences], dtype=np.float64)
-        return predictor.head.predict(np.hstack([embedded, embedded, counts]))
+        return predictor.head.predict(assemble(sentences, embedded, embedded))

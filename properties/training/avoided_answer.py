@@ -1,20 +1,41 @@
-"""Train the Avoided Answer head: `python -m properties.training.avoided_answer` (about 1 minute).
+"""Train the Avoided Answer head: `python -m properties.training.avoided_answer` (about 2 minutes).
 
-Data: refusal_xstest.jsonl (XSTest completions: 1 = full or partial refusal, 0 = full compliance)
-from the training folder; the head reads the output only.
+Data:
+- refusal_xstest.jsonl (XSTest completions: 1 = full or partial refusal, 0 = full compliance) from
+  the training folder;
+- `GENERATED_ROWS` short replies generated with a fixed seed (`avoided_answer_rows.py`): avoided
+  answers of many forms (a hand-off to a team, a person or a document without the answer, nothing
+  found in the sources, not in a position to, policy refusals, not knowing, each alone or after a
+  greeting or an apology) as 1, and answers of many forms (direct, after an apology or a hedge,
+  with "cannot" as their content, partial with a caveat, the answer and then a team for more) as 0.
+
+Each generated row weighs `GENERATED_WEIGHT` in the fit (an XSTest row 1): enough for the head to
+learn short replies, little enough that XSTest's long completions keep their weights (the head also
+has weights of its own for short outputs; see `shortness` in the scorer). The regularisation is
+chosen as in `common.fit_head`, by 5-fold cross-validated ROC-AUC, fitted and scored with the same
+weights. The head
+reads the output only. The head file records the data file's hash, and the generated rows' count,
+seed, weight and hash.
 """
 
 from __future__ import annotations
 
+import hashlib
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from properties.scorers.avoided_answer import EXTRA_FEATURES, avoided_answer_features
-from properties.training.common import parse_args, read_rows, train
+from properties.scorers.avoided_answer import avoided_answer_features, feature_names
+from properties.scorers.runtime.heads import Head
+from properties.training import avoided_answer_rows
+from properties.training.common import C_GRID, SEED, encoder_for, file_sha, parse_args, read_rows
 
 FILES = ("refusal_xstest.jsonl",)
+GENERATED_ROWS = 6000
+GENERATED_WEIGHT = 0.1
 
 
 def load_outputs(path: Path) -> tuple[list[str], np.ndarray]:
@@ -22,9 +43,90 @@ def load_outputs(path: Path) -> tuple[list[str], np.ndarray]:
     return [row["output"] for row in rows], np.array([int(row["label"]) for row in rows])
 
 
+def generated_rows(count: int = GENERATED_ROWS) -> tuple[list[str], np.ndarray]:
+    rows = avoided_answer_rows.generate(count)
+    return [row["output"] for row in rows], np.array([row["label"] for row in rows])
+
+
+def rows_sha(texts: Sequence[str], labels: np.ndarray) -> str:
+    joined = "\n".join(f"{label}\t{text}" for text, label in zip(texts, labels, strict=True))
+    return hashlib.sha256(joined.encode()).hexdigest()[:12]
+
+
+def fit_weighted_head(
+    features: np.ndarray, labels: np.ndarray, weights: np.ndarray, grid: Sequence[float] = C_GRID
+) -> tuple[Head, dict[str, Any]]:
+    """`common.fit_head` with a weight per row: standardise, then logistic regression with C from
+    `grid` chosen by 5-fold cross-validated ROC-AUC, the folds fitted and scored with the weights (so that
+    thousands of easy generated rows do not outvote XSTest in the choice)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.preprocessing import StandardScaler
+
+    def fitted(rows: np.ndarray, c: float) -> tuple[StandardScaler, LogisticRegression]:
+        scaler = StandardScaler().fit(features[rows])
+        model = LogisticRegression(C=c, max_iter=5000, random_state=SEED)
+        return scaler, model.fit(scaler.transform(features[rows]), labels[rows], sample_weight=weights[rows])
+
+    folds = list(StratifiedKFold(n_splits=5, shuffle=True, random_state=SEED).split(features, labels))
+    scores = {}
+    for c in grid:
+        fold_scores = []
+        for train_rows, test_rows in folds:
+            scaler, model = fitted(train_rows, c)
+            predicted = model.predict_proba(scaler.transform(features[test_rows]))[:, 1]
+            fold_scores.append(roc_auc_score(labels[test_rows], predicted, sample_weight=weights[test_rows]))
+        scores[c] = float(np.mean(fold_scores))
+    best = max(grid, key=lambda c: (scores[c], -c))
+    scaler, model = fitted(np.arange(len(labels)), best)
+    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
+    head = Head(mean=scaler.mean_, scale=scale, coef=model.coef_[0], intercept=float(model.intercept_[0]))
+    return head, {"C": best, "cv_roc_auc": {str(c): round(s, 4) for c, s in scores.items()}}
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args("avoided_answer", argv)
-    train("avoided_answer", args, FILES, load_outputs, avoided_answer_features, EXTRA_FEATURES)
+    started = time.monotonic()
+    texts: list[str] = []
+    labels: list[np.ndarray] = []
+    weights: list[np.ndarray] = []
+    paths = [args.data / name for name in FILES]
+    for path in paths:
+        file_texts, file_labels = load_outputs(path)
+        texts.extend(file_texts)
+        labels.append(file_labels)
+        weights.append(np.ones(len(file_texts)))
+    made, made_labels = generated_rows()
+    texts.extend(made)
+    labels.append(made_labels)
+    weights.append(np.full(len(made), GENERATED_WEIGHT))
+    encoder = encoder_for("avoided_answer", args.encoder)
+    features = avoided_answer_features(texts, encoder)
+    head, fit = fit_weighted_head(features, np.concatenate(labels), np.concatenate(weights))
+    dimension = (features.shape[1] - len(feature_names(0))) // 4
+    head.meta = {
+        "property": "avoided_answer",
+        "encoder": encoder.model_id,
+        "features": feature_names(dimension),
+        "data": {path.name: file_sha(path) for path in paths},
+        "generated": {
+            "module": avoided_answer_rows.__name__,
+            "rows": len(made),
+            "seed": avoided_answer_rows.SEED,
+            "weight": GENERATED_WEIGHT,
+            "sha": rows_sha(made, made_labels),
+        },
+        "rows": len(texts),
+        "seed": SEED,
+        **fit,
+    }
+    head.save(args.out)
+    elapsed = time.monotonic() - started
+    print(
+        f"avoided_answer: {len(texts)} rows ({len(made)} generated), C={fit['C']}, "
+        f"cv ROC-AUC {fit['cv_roc_auc']}, {elapsed:.0f} s -> {args.out}"
+    )
 
 
 if __name__ == "__main__":

@@ -76,10 +76,9 @@ def test_avoided_answer_refusal_versus_answer(avoided_answer) -> None:
     assert refusal.value > 0.5
     assert answer.value < 0.2
     assert answer.spans == []
-    [span] = refusal.spans
-    assert REFUSAL[span.start : span.end] == "I'm sorry, but I can't help with that."
-    assert span.field == "output"
-    assert span.label == "refusal"
+    # The refusal sentence comes first; every span scores on the same side as the value it explains.
+    assert REFUSAL[refusal.spans[0].start : refusal.spans[0].end] == "I'm sorry, but I can't help with that."
+    assert all(span.field == "output" and span.label == "refusal" and span.score >= 0.5 for span in refusal.spans)
 
 
 def test_pii_spans_point_at_the_entities(pii_risk) -> None:
