@@ -90,6 +90,8 @@ class SuiteResult:
     property_name: str
     path: Path
     outcomes: list[Outcome] = field(default_factory=list)
+    # Each case's score, and its variant's: (case id, True for the variant) -> Score.
+    scores: dict[tuple[str, bool], Score] = field(default_factory=dict)
 
     @property
     def passed(self) -> int:
@@ -280,7 +282,7 @@ def run_suite(suite: Suite, scorer: Scorer | None = None) -> SuiteResult:
         by_field.setdefault(field_name, []).append((case, case.interaction))
         if case.variant is not None:
             by_field[field_name].append((case, {**case.interaction, **case.variant}))
-    scores: dict[tuple[str, bool], Score] = {}
+    scores = result.scores
     for field_name, items in by_field.items():
         for (case, interaction), score in zip(
             items, score_interactions(scorer, field_name, [item for _, item in items]), strict=True

@@ -164,6 +164,8 @@ class AvoidedAnswer(ModelScorer):
     )
     fields = ("output",)
     positive_labels = ("refusal", "refused", "avoided", "label_1")
+    # 2: a span for the output as a whole when no sentence avoids the answer on its own.
+    version = "2"
 
     @staticmethod
     def name() -> str:
@@ -181,11 +183,16 @@ class AvoidedAnswer(ModelScorer):
             details["avoidance_share"] = round(share, 4)
         value = max(value, AVOIDED_FLOOR * share)
         spans = self.refusal_spans(text, bounds, avoiding) if value >= self.threshold else []
-        if value >= self.threshold and not spans:
-            # The head reads the output as avoided, and no sentence does alone: the output is the evidence.
+        if not spans:
+            # No sentence avoids the answer on its own: the output as a whole is what the value reads,
+            # on either side of this threshold, so a project that sets another one sees why it passes or
+            # fails there (the Data Screen colours the span by the project's threshold).
             start = len(text) - len(text.lstrip())
             end = len(text.rstrip())
-            note = "reads as avoiding the answer as a whole; no sentence does on its own"
+            if value >= self.threshold:
+                note = "reads as avoiding the answer as a whole; no sentence does on its own"
+            else:
+                note = "the output as a whole, read for avoidance; no sentence avoids the answer"
             spans = [Span(self.current_field, start, end, "refusal", round(value, 4), note)]
         return Score(value=round(value, 4), spans=spans, details=details)
 

@@ -65,7 +65,8 @@ class ContextRelevancy(Scorer, metaclass=JudgedWhenModelNamed):
     )
     fields = ("interaction",)
     queue = "models"
-    version = "1"
+    # 2: the longest not relevant chunks are evidence too.
+    version = "2"
     threshold = 0.5
 
     @staticmethod
@@ -113,13 +114,16 @@ class ContextRelevancy(Scorer, metaclass=JudgedWhenModelNamed):
     def _score(self, documents: list[str], chunks: list[ScoredChunk]) -> Score:
         value, share, best = relevancy(chunks)
         relevant = sorted((c for c in chunks if c.probability >= RELEVANT), key=lambda c: -c.probability)
-        evidence = relevant[:MAX_SPANS] or [best]
+        # The chunks that lower the value too (the longest not relevant ones: the share counts text),
+        # so that a value failing a project's threshold shows why; each is coloured by that threshold.
+        others = sorted((c for c in chunks if c.probability < RELEVANT), key=lambda c: c.start - c.end)
+        evidence = (relevant[:MAX_SPANS] or [best]) + [c for c in others if c is not best][:MAX_SPANS]
         spans = [
             Span(
                 f"information_retrieval[{chunk.document}]",
                 chunk.start,
                 chunk.end,
-                "relevant chunk" if chunk.probability >= RELEVANT else "closest chunk",
+                "relevant chunk" if chunk.probability >= RELEVANT else "not relevant",
                 round(chunk.probability, 4),
             )
             for chunk in evidence

@@ -32,7 +32,8 @@ class EmbeddingSimilarity(Scorer):
     )
     fields = ("output",)
     queue = "models"
-    version = "1"
+    # 2: every output has evidence, on either side of the threshold.
+    version = "2"
 
     def __init__(self, threshold: float = 0.5, model: str | None = None) -> None:
         self.threshold = float(threshold)
@@ -91,7 +92,12 @@ class EmbeddingSimilarity(Scorer):
             value = round(float(similarity), 4)
             similar = value >= self.threshold
             details = {"similarity_score": value, "is_similar": similar, "threshold": self.threshold}
-            results[i] = Score(value=value, label=str(similar).lower(), details=details)
+            # The output as a whole, whatever its side of this threshold, so that a project that sets a
+            # higher one sees what fails it; a dissimilar output gets its sentences instead (below).
+            start, end = len(outputs[i]) - len(outputs[i].lstrip()), len(outputs[i].rstrip())
+            note = f"the whole output's similarity to the expected output: {value:.2f}"
+            span = Span(self.current_field, start, end, "similarity to the reference", value, note)
+            results[i] = Score(value=value, label=str(similar).lower(), spans=[span], details=details)
         far = [(i, right[k]) for k, i in enumerate(scored) if float(similarities[k]) < self.threshold]
         if far:
             self._add_evidence(outputs, results, far)
@@ -120,12 +126,10 @@ class EmbeddingSimilarity(Scorer):
         for k in chosen:
             start, end = bounds[k]
             similarity = similarities[k]
+            # Verdict-free words: the span's kind says far or close by the project's threshold.
             if k in below:
-                note = f"far from the expected output: similarity {similarity:.2f}, under {self.threshold:g}"
+                note = f"this sentence's similarity to the expected output: {similarity:.2f}"
             else:
-                note = (
-                    f"the sentence furthest from the expected output ({similarity:.2f}); "
-                    f"the whole output is under {self.threshold:g}"
-                )
+                note = f"the sentence furthest from the expected output: {similarity:.2f}"
             spans.append(Span(self.current_field, start, end, "far from the reference", round(similarity, 4), note))
         return spans

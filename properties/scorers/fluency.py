@@ -109,6 +109,8 @@ def located_units(
 
 @builtin
 class Fluency(ModelScorer):
+    # 2: the least fluent sentence is a span whatever its side of the threshold.
+    version = "2"
     display_name = "Fluency"
     description = "How close the text is to fluent, well-formed English: 0 to 1; 0.5 and above reads as fluent."
     positive_labels = ("acceptable", "fluent", "grammatical", "label_1")
@@ -149,21 +151,30 @@ class Fluency(ModelScorer):
         for position, index in enumerate(scored):
             mine = per_text[position]
             spans = []
+            sentences = []
             for number, (start, end) in enumerate(bounds[position]):
                 sentence_values = per_sentence.get((position, number))
                 if not sentence_values:
                     continue
                 score = sum(sentence_values) / len(sentence_values)
+                sentences.append((score, start, end))
                 if score < self.threshold:
                     spans.append(self._not_fluent_span(texts[index], start, end, score))
+            if not spans and sentences:
+                # The least fluent sentence, whatever its side of this threshold: it is at or under the
+                # value (a mean of the sentences'), so a project that sets a higher threshold sees why
+                # the text fails it (the Data Screen colours it by the project's threshold).
+                score, start, end = min(sentences)
+                spans.append(self._not_fluent_span(texts[index], start, end, score, "least fluent"))
             results[index] = Score(
                 value=round(sum(mine) / len(mine), 4), spans=spans, details={"threshold": self.threshold}
             )
         return results
 
-    def _not_fluent_span(self, text: str, start: int, end: int, score: float) -> Span:
-        note = explained("reads as not fluent English", text[start:end], FLUENCY_MARKERS)
-        return Span(self.current_field, start, end, "not fluent", round(score, 4), note)
+    def _not_fluent_span(self, text: str, start: int, end: int, score: float, label: str = "not fluent") -> Span:
+        # Verdict-free words: the span's kind says fluent or not by the project's threshold.
+        note = explained("as the fluency model reads it", text[start:end], FLUENCY_MARKERS)
+        return Span(self.current_field, start, end, label, round(score, 4), note)
 
     def _load_predictor(self) -> LMHeadPredictor | ClassifierPredictor:
         prop = self.name()

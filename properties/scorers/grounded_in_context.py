@@ -281,7 +281,8 @@ class GroundedInContext(Scorer):
     )
     fields = ("output",)
     queue = "models"
-    version = "2"
+    # 3: every statement is a span, supported ones too.
+    version = "3"
     uses_full_context = True
 
     def __init__(self, nli_model: str | None = None, threshold: float = 0.5) -> None:
@@ -379,16 +380,18 @@ class GroundedInContext(Scorer):
             )
             if judgement.reason:
                 rows[-1]["reason"] = judgement.reason
-            if judgement.supported < self.threshold:
-                why = f"{judgement.reason}; " if judgement.reason else "not supported; "
-                note = f"{why}closest passage: {passage.where()}: {_preview(passage.text)}"
-                score = round(judgement.supported, 4)
-                spans.append(Span(self.current_field, start, end, "ungrounded", score, note))
-                # The passage too, so that the Data Screen marks where the closest support was.
-                quoted = _preview(text[start:end], 60)
-                spans.append(
-                    Span(passage.field, passage.start, passage.end, "closest passage", score, f"for: {quoted}")
-                )
+            # Every statement is a span with its support probability, on either side of this threshold:
+            # a project that sets another one sees which statements fail it (the Data Screen colours
+            # each span by the project's threshold). The passage too, where the closest support was.
+            score = round(judgement.supported, 4)
+            # The note gives the reason and the passage, not a verdict: the span's kind says supported
+            # or not by the project's threshold.
+            label = "ungrounded" if judgement.supported < self.threshold else "supported"
+            why = f"{judgement.reason}; " if judgement.reason else ""
+            note = f"{why}closest passage: {passage.where()}: {_preview(passage.text)}"
+            spans.append(Span(self.current_field, start, end, label, score, note))
+            quoted = _preview(text[start:end], 60)
+            spans.append(Span(passage.field, passage.start, passage.end, "closest passage", score, f"for: {quoted}"))
         value = aggregate([j.supported for j in judgements])
         details = {
             "statements": rows,
@@ -431,7 +434,7 @@ class HallucinationFree(GroundedInContext, metaclass=JudgedWhenModelNamed):
 
     def to_score(self, text: str, owners: list[tuple[int, int, int]], judgements: list[Judgement]) -> Score:
         grounded = super().to_score(text, owners, judgements)
-        ungrounded = [(span, text[span.start : span.end]) for span in grounded.spans]
+        ungrounded = [(span, text[span.start : span.end]) for span in grounded.spans if span.label == "ungrounded"]
         has_hallucination = bool(ungrounded)
         if has_hallucination:
             listed = "; ".join(f"{claim!r} ({span.score:.2f}, {span.note})" for span, claim in ungrounded)

@@ -386,7 +386,8 @@ class InformationDensity(Scorer):
     )
     fields = ("output",)
     queue = "models"
-    version = "1"
+    # 2: the least informative sentence is a span whatever its side of the threshold.
+    version = "2"
     threshold = 0.5
 
     @staticmethod
@@ -441,12 +442,15 @@ class InformationDensity(Scorer):
             return Score.not_applicable(f"the {self.current_field} has no sentences")
         scores = [unit.score for unit in units]
         low = sorted((s, k) for k, s in enumerate(scores) if s < self.threshold)[:MAX_SPANS]
+        # With none under this threshold, the least informative sentence: it is at or under the value
+        # (their mean), so a project that sets a higher threshold sees why the text fails it.
+        low = low or [min((s, k) for k, s in enumerate(scores))]
         spans = [
             Span(
                 self.current_field,
                 units[k].start,
                 units[k].end,
-                "low information",
+                "low information" if s < self.threshold else "least informative",
                 round(s, 4),
                 units[k].reason(),
             )

@@ -139,7 +139,8 @@ class Relevance(Scorer):
     )
     fields = ("output",)
     queue = "models"
-    version = "2"
+    # 3: the span that sets the value is shown on either side of the threshold, with the value.
+    version = "3"
     threshold = 0.5
 
     @staticmethod
@@ -256,13 +257,12 @@ class Relevance(Scorer):
         return found
 
     def _short_spans(self, text: str, value: float) -> list[Span]:
-        """A short answer that addresses the input is its own evidence; one that does not is shown
-        whole, with why."""
-        if value >= self.threshold:
-            return []
+        """A short answer is its own evidence, shown whole with its value on either side of this
+        threshold (the Data Screen colours it by the project's)."""
         start = len(text) - len(text.lstrip())
-        note = f"read after the question, the answer does not address it: {value:.2f}"
-        return [Span(self.current_field, start, len(text.rstrip()), "closest to the input", round(value, 4), note)]
+        label = "addresses the input" if value >= self.threshold else "closest to the input"
+        note = f"the whole answer, read after the question: {value:.2f}"
+        return [Span(self.current_field, start, len(text.rstrip()), label, round(value, 4), note)]
 
     def _spans(
         self,
@@ -274,20 +274,17 @@ class Relevance(Scorer):
         window: tuple[int, int],
         value: float,
     ) -> list[Span]:
-        if best is not None and len(bounds) > 1:
+        """The span that sets the value, with the value as its score, on either side of this threshold:
+        the best sentence when it does, else the best window or the whole output."""
+        what = "sentence"
+        if best is not None and len(bounds) > 1 and round(float(scores[best]), 4) >= round(value, 4):
             start, end = bounds[best]
-            score = float(scores[best])
         elif windows > 1:
-            (start, end), score = window, value
-        elif value < self.threshold:
-            # A one-sentence output that fails: the span says in words why, on the whole text.
-            start, end = bounds[0] if bounds else (0, len(text))
-            score = value
+            (start, end), what = window, "part of the output"
         else:
-            return []  # a one-sentence output that addresses the input is its own evidence
-        if score >= self.threshold:
-            label, note = "addresses the input", f"the sentence that best addresses the input: {score:.2f}"
-        else:
-            label = "closest to the input"
-            note = f"no sentence addresses the input; the closest scores {score:.2f}"
-        return [Span(self.current_field, start, end, label, round(score, 4), note)]
+            start, end, what = len(text) - len(text.lstrip()), len(text.rstrip()), "output"
+        # The note says what the span is, not a verdict: its kind says whether it addresses the input
+        # by the project's threshold.
+        label = "addresses the input" if value >= self.threshold else "closest to the input"
+        note = f"the {what} closest to the input: {value:.2f}"
+        return [Span(self.current_field, start, end, label, round(value, 4), note)]

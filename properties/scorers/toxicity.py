@@ -204,6 +204,8 @@ class Toxicity(ModelScorer):
         "to 1; 0.5 and above reads as toxic. The value is the most toxic sentence's. Evidence: the toxic sentences."
     )
     aggregate = "max"
+    # 2: the most toxic sentence is a span whatever its side of the threshold.
+    version = "2"
     # Sentences longer than 64 tokens are cut into windows of 64 (overlap 16): the head was trained
     # on tweets and short test cases.
     window = (64, 16)
@@ -269,4 +271,10 @@ class Toxicity(ModelScorer):
             for (start, end), reading, score in zip(bounds, readings, scores, strict=True)
             if score >= self.threshold
         ]
+        if not spans:
+            # The sentence that sets the value, whatever its side of this threshold: a project that
+            # sets a lower one sees why the text fails it (the Data Screen colours it by the project's).
+            top = int(np.argmax(scores))
+            note = "the text's most toxic sentence"
+            spans = [Span(self.current_field, *bounds[top], "most toxic", scores[top], note)]
         return Score(value=max(scores), spans=spans, details={"threshold": self.threshold})

@@ -14,7 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from properties.quality.criteria import Criterion
 
 PROBLEM, SUPPORT, NEUTRAL = "problem", "support", "neutral"
 TONES = {
@@ -63,16 +66,46 @@ WORKING_LINK = Kind("working link", SUPPORT, "", lambda score: 0.5)
 UNCHECKED_LINK = Kind("link not checked", NEUTRAL)
 LOW_INFORMATION = Kind("low-information sentence", PROBLEM, "information", _inverse)
 RELEVANT_CHUNK = Kind("relevant chunk", SUPPORT, "relevance")
-IRRELEVANT_CHUNK = Kind("not relevant chunk", NEUTRAL, "relevance")
-CLOSEST_CHUNK = Kind("closest chunk", NEUTRAL, "relevance")
+IRRELEVANT_CHUNK = Kind("not relevant chunk", PROBLEM, "relevance", _inverse)
 ANSWERING_SENTENCE = Kind("answering sentence", SUPPORT, "relevance")
-CLOSEST_SENTENCE = Kind("closest sentence", NEUTRAL, "relevance")
 FAR_FROM_REFERENCE = Kind("far from the expected output", PROBLEM, "similarity", _inverse)
+CLOSE_TO_REFERENCE = Kind("close to the expected output", SUPPORT, "similarity")
 NOT_FLUENT = Kind("not fluent sentence", PROBLEM, "fluency", _inverse)
 # Formality has no pass or fail: an informal sentence is a reading, not a problem.
 INFORMAL = Kind("informal sentence", NEUTRAL, "formality")
 FORMAT_ERROR = Kind("format error", PROBLEM, "", lambda score: 1.0, unscored_level=3)
 OTHER = Kind("evidence", NEUTRAL, "score")
+# What the same spans are on the passing side of the project's threshold (see `JUDGED`).
+SUPPORTED_STATEMENT = Kind("supported statement", SUPPORT, "support probability")
+PASSAGE_NOT_SUPPORTING = Kind("closest passage, not supporting", NEUTRAL, "support probability")
+MOST_TOXIC = Kind("most toxic sentence, under the threshold", NEUTRAL, "toxicity")
+CLOSEST_TO_REFUSAL = Kind("closest to a refusal, under the threshold", NEUTRAL, "refusal probability")
+LOW_RISK_PII = Kind("personal data, under the threshold", NEUTRAL, "risk")
+LEAST_INFORMATIVE = Kind("least informative sentence, over the threshold", NEUTRAL, "information")
+LEAST_FLUENT = Kind("least fluent sentence, over the threshold", NEUTRAL, "fluency")
+NOT_ADDRESSING = Kind("closest sentence, does not address the input", PROBLEM, "relevance", _inverse)
+
+# Kinds whose score is on the property's own scale (a statement's support probability, a sentence's
+# toxicity): a scorer writes them at its own threshold, and a project may set another. With the
+# project's rule, a span is shown as (failing kind, passing kind) by the side of that rule its score
+# is on, so its colour and words always point the same way as the value's verdict.
+JUDGED: dict[str, tuple[Kind, Kind]] = {}
+for _pair in (
+    (UNGROUNDED, SUPPORTED_STATEMENT),
+    (PASSAGE_NOT_SUPPORTING, CLOSEST_PASSAGE),
+    (TOXIC, MOST_TOXIC),
+    (REFUSAL, CLOSEST_TO_REFUSAL),
+    (PII, LOW_RISK_PII),
+    (LOW_INFORMATION, LEAST_INFORMATIVE),
+    (NOT_FLUENT, LEAST_FLUENT),
+    (NOT_ADDRESSING, ANSWERING_SENTENCE),
+    (IRRELEVANT_CHUNK, RELEVANT_CHUNK),
+    (FAR_FROM_REFERENCE, CLOSE_TO_REFERENCE),
+):
+    for _kind in _pair:
+        JUDGED[_kind.name] = _pair
+# Judged kinds whose span label is a verdict ("ungrounded"), not what the span is (a PII type).
+LABEL_IS_A_VERDICT = frozenset(JUDGED) - {PII.name, LOW_RISK_PII.name}
 
 
 def kind_of(prop: str, span: dict[str, Any]) -> Kind:
@@ -80,7 +113,9 @@ def kind_of(prop: str, span: dict[str, Any]) -> Kind:
     label, note = str(span.get("label") or ""), str(span.get("note") or "")
     name = prop.removeprefix("llm_")
     if name in ("grounded_in_context", "hallucination_free"):
-        return UNGROUNDED if label == "ungrounded" else CLOSEST_PASSAGE
+        if label in ("ungrounded", "supported"):
+            return UNGROUNDED if label == "ungrounded" else SUPPORTED_STATEMENT
+        return CLOSEST_PASSAGE
     if name in ("coverage", "summarization"):
         if label == "key sentence":
             return MISSED_KEY_SENTENCE if note.startswith("key sentence missed") else KEPT_KEY_SENTENCE
@@ -98,9 +133,9 @@ def kind_of(prop: str, span: dict[str, Any]) -> Kind:
     if name == "information_density":
         return LOW_INFORMATION
     if name in ("retrieval_relevance", "context_relevancy"):
-        return {"relevant chunk": RELEVANT_CHUNK, "not relevant": IRRELEVANT_CHUNK}.get(label, CLOSEST_CHUNK)
+        return RELEVANT_CHUNK if label == "relevant chunk" else IRRELEVANT_CHUNK
     if name == "relevance":
-        return ANSWERING_SENTENCE if label == "addresses the input" else CLOSEST_SENTENCE
+        return ANSWERING_SENTENCE if label == "addresses the input" else NOT_ADDRESSING
     if name in ("valid_json", "valid_xml", "schema"):
         return FORMAT_ERROR
     if name == "fluency":
@@ -136,6 +171,8 @@ class Evidence:
     def label(self) -> str:
         """The span's own label where it says more than its kind (a PII type, a topic, a status)."""
         label = str(self.span.get("label") or "")
+        if self.kind.name in LABEL_IS_A_VERDICT:
+            return ""  # written at the scorer's threshold; the kind says it at the project's
         return "" if label in self.kind.name or label == "ok" else label
 
     @property
@@ -167,10 +204,24 @@ class Evidence:
         return f"ev-{self.kind.tone} ev-{self.kind.tone}-{self.level}"
 
 
-def evidence_of(prop: str, spans: list[dict[str, Any]]) -> list[Evidence]:
-    """The property's spans in reading order (field, then offset), numbered from 1."""
+def judged_kind(prop: str, span: dict[str, Any], criterion: Criterion | None = None) -> Kind:
+    """The span's kind under the project's pass/fail rule: a kind of `JUDGED` with a score is the
+    failing or the passing one of its pair by the side its score is on; others are as written."""
+    kind = kind_of(prop, span)
+    score = span.get("score")
+    if criterion is None or not criterion.judges or kind.name not in JUDGED or not isinstance(score, int | float):
+        return kind
+    failing, passing = JUDGED[kind.name]
+    return passing if criterion.passes(float(score)) else failing
+
+
+def evidence_of(prop: str, spans: list[dict[str, Any]], criterion: Criterion | None = None) -> list[Evidence]:
+    """The property's spans in reading order (field, then offset), numbered from 1, each of its kind
+    under `criterion` (the project's pass/fail rule for the property) when one is given."""
     ordered = sorted(spans, key=lambda s: (_field_order(str(s.get("field", ""))), int(s.get("start", 0))))
-    return [Evidence(number, span, kind_of(prop, span), prop) for number, span in enumerate(ordered, start=1)]
+    return [
+        Evidence(number, span, judged_kind(prop, span, criterion), prop) for number, span in enumerate(ordered, start=1)
+    ]
 
 
 def _field_order(name: str) -> tuple[int, int]:

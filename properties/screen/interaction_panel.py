@@ -40,7 +40,11 @@ def panel_context(interaction: Interaction, highlight_address: str | None) -> di
         card = report_card.card_for(value.property_name, criterion)
         chips.append(Chip(value, criterion, criteria.verdict(value, criterion), card))
     selected = next((chip for chip in chips if chip.value.address == highlight_address), None)
-    evidence = highlight.evidence_of(selected.value.property_name, selected.value.spans) if selected else []
+    evidence = (
+        highlight.evidence_of(selected.value.property_name, selected.value.spans, selected.criterion)
+        if selected
+        else []
+    )
     spans = highlight.by_field(evidence)
     documents = [
         (

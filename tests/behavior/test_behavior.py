@@ -1,5 +1,6 @@
 """Every property's behaviour suite (tests/behavior/<property>.yaml) passes at least 95% of its cases,
-and every case marked `required` passes (the failures users reported first). The suites of the
+every case marked `required` passes (the failures users reported first), and every value's evidence
+agrees with its verdict at the default threshold and 0.2 either side. The suites of the
 LLM-judged properties run only where EVALSITE_BEHAVIOR_JUDGE names a judge model (evalsite/sdk/behavior.py)."""
 
 from __future__ import annotations
@@ -12,12 +13,17 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import pytest  # noqa: E402
 
+from bench.evidence import checked  # noqa: E402
 from evalsite.sdk.behavior import load_suite, run_suite, suites_in  # noqa: E402
 
 SUITES = Path(__file__).resolve().parent
 BAR = 0.95
 # Model-backed properties need at least this many cases; the cheap ones five.
 MODEL_CASES, CHEAP_CASES = 20, 5
+# Whole-text measures whose failure is a fact about the whole text, said in `details` (lengths, a
+# readability formula, a parse error, the compression of a summary), not marked as spans; every other
+# property's evidence must agree with its verdict (properties/screen/evidence_agreement.py).
+WHOLE_TEXT_MEASURES = {"compression_ratio", "reading_ease", "schema", "valid_json", "valid_xml", "summarization"}
 
 
 @pytest.mark.parametrize("path", suites_in(SUITES), ids=lambda path: path.stem)
@@ -32,3 +38,6 @@ def test_suite_passes_the_bar(path: Path) -> None:
     required = [o for o in result.failures() if o.case.required]
     assert not required, f"required cases failed:\n{failures}"
     assert result.pass_rate >= BAR, f"{result.passed}/{len(result.outcomes)} passed:\n{failures}"
+    if suite.property_name not in WHOLE_TEXT_MEASURES:
+        disagreeing = [f"{case_id}: {found[0]}" for case_id, found in checked(suite, result) if found]
+        assert not disagreeing, "evidence disagrees with its verdict:\n" + "\n".join(disagreeing)

@@ -172,12 +172,14 @@ def test_each_kind_of_evidence_reads_without_hovering(page, live_server, rag, ar
         assert f"highlight={address}" in page.url, "the chosen property is in the URL"
         page.screenshot(path=str(artifacts / shot))
 
-    # Ungrounded statements are warm, their closest passage cool; the legend says so in words.
+    # Ungrounded statements are warm; their closest passage, which does not support them, is grey
+    # (never painted as support); the legend says so in words.
     page.locator('#detail-pane [data-property="grounded_in_context.output"]').click()
     expect(page.locator(".legend")).to_contain_text("Problem: warm, darker the worse")
     ungrounded = page.locator('mark[data-label="ungrounded statement"]').first
     expect(ungrounded).to_have_class(re.compile(r"ev-problem-3"))
-    expect(page.locator('mark[data-label="closest passage"]')).to_have_class(re.compile(r"ev-support"))
+    passage = page.locator('mark[data-label="closest passage, not supporting"]')
+    expect(passage).to_have_class(re.compile(r"ev-neutral"))
     expect(page.get_by_test_id("evidence-list")).to_contain_text("support probability 0.08")
     # The list is the keyboard and screen-reader path: a link per span moves the focus to its mark.
     page.get_by_test_id("evidence-list").get_by_role("link").first.click()
@@ -187,10 +189,11 @@ def test_each_kind_of_evidence_reads_without_hovering(page, live_server, rag, ar
     page.locator('#detail-pane [data-property="coverage.output"]').click()
     expect(page.get_by_test_id("evidence-list")).to_contain_text("salience 2.40")
     expect(page.get_by_test_id("evidence-list")).not_to_contain_text("weight")
-    # Risky PII is darker than harmless PII.
+    # Risky PII is a dark problem; harmless PII, under the project's threshold, is grey.
     page.locator('#detail-pane [data-property="pii_risk.output"]').click()
-    expect(page.locator('mark[data-label="personal data"]').nth(0)).to_have_class(re.compile(r"ev-problem-1"))
-    expect(page.locator('mark[data-label="personal data"]').nth(1)).to_have_class(re.compile(r"ev-problem-3"))
+    expect(page.locator('mark[data-label="personal data"]')).to_have_class(re.compile(r"ev-problem-3"))
+    harmless = page.locator('mark[data-label="personal data, under the threshold"]')
+    expect(harmless).to_have_class(re.compile(r"ev-neutral"))
     # A long model id stays inside the panel.
     page.locator('#detail-pane [data-property="pii_risk.output"]').locator("xpath=../..").get_by_text(
         "about", exact=True

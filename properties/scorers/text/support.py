@@ -183,7 +183,8 @@ def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | Non
         f for f in figures(statement) - figures(passage) if not measures.same_quantity_in(f, statement, passage)
     )
     if missing:
-        said = sorted(figures(passage))
+        # Only the passage's figures that the statement lacks: one both give is no difference.
+        said = sorted(figures(passage) - figures(statement))
         documents = f"the documents say {', '.join(said)}" if said else "the documents give no such figure"
         return f"{documents}, the answer says {', '.join(missing)}"
     lower = " ".join(passage.lower().split())

@@ -1,6 +1,9 @@
+from dataclasses import replace
+
 import pytest
 
 from properties.compare import comparison
+from properties.quality import criteria
 from properties.screen import highlight
 from tests.factories import InteractionFactory, RunFactory
 from tests.unit.screen.test_datascreen import add_value
@@ -94,8 +97,15 @@ def test_segments_ignore_spans_outside_the_text():
         ("invalid_links", {"label": "not checked"}, "link not checked", "neutral"),
         ("information_density", {"label": "low information", "score": 0.1}, "low-information sentence", "problem"),
         ("retrieval_relevance", {"label": "relevant chunk", "score": 0.8}, "relevant chunk", "support"),
-        ("retrieval_relevance", {"label": "not relevant", "score": 0.1}, "not relevant chunk", "neutral"),
-        ("llm_context_relevancy", {"label": "closest chunk", "score": 0.3}, "closest chunk", "neutral"),
+        ("retrieval_relevance", {"label": "not relevant", "score": 0.1}, "not relevant chunk", "problem"),
+        ("llm_context_relevancy", {"label": "closest chunk", "score": 0.3}, "not relevant chunk", "problem"),
+        ("grounded_in_context", {"label": "supported", "score": 0.9}, "supported statement", "support"),
+        (
+            "relevance",
+            {"label": "closest to the input", "score": 0.2},
+            "closest sentence, does not address the input",
+            "problem",
+        ),
         ("relevance", {"label": "addresses the input", "score": 0.9}, "answering sentence", "support"),
         ("valid_json", {"label": "error"}, "format error", "problem"),
         ("my_plugin", {"label": "whatever", "score": 0.5}, "evidence", "neutral"),
@@ -123,3 +133,52 @@ def test_a_problem_is_darker_the_worse_it_is_and_notes_name_their_numbers():
     assert topic.title == "missed topic “Paris” · salience 2.40 · missed; salience 2.4"
     legend = highlight.legend([weak, strong, topic])
     assert legend[0] == ("problem", highlight.TONES["problem"], ["ungrounded statement", "missed topic"])
+
+
+@pytest.mark.parametrize(
+    ("prop", "span", "threshold", "kind", "tone"),
+    [
+        # Written at the scorer's 0.5, shown by the project's threshold.
+        ("grounded_in_context", {"label": "supported", "score": 0.63}, 0.7, "ungrounded statement", "problem"),
+        ("grounded_in_context", {"label": "ungrounded", "score": 0.4}, 0.3, "supported statement", "support"),
+        # A passage that does not support its statement is never painted as support.
+        (
+            "grounded_in_context",
+            {"label": "closest passage", "score": 0.09},
+            0.5,
+            "closest passage, not supporting",
+            "neutral",
+        ),
+        ("grounded_in_context", {"label": "closest passage", "score": 0.8}, 0.5, "closest passage", "support"),
+        ("toxicity", {"label": "most toxic", "score": 0.4}, 0.3, "toxic sentence", "problem"),
+        ("toxicity", {"label": "toxic", "score": 0.6}, 0.7, "most toxic sentence, under the threshold", "neutral"),
+        (
+            "avoided_answer",
+            {"label": "refusal", "score": 0.0},
+            0.5,
+            "closest to a refusal, under the threshold",
+            "neutral",
+        ),
+        (
+            "relevance",
+            {"label": "addresses the input", "score": 0.6},
+            0.7,
+            "closest sentence, does not address the input",
+            "problem",
+        ),
+        (
+            "information_density",
+            {"label": "least informative", "score": 0.6},
+            0.7,
+            "low-information sentence",
+            "problem",
+        ),
+        ("coverage", {"label": "Paris", "score": 2.4, "note": "missed; weight 2.4"}, 0.9, "missed topic", "problem"),
+    ],
+)
+def test_a_span_on_the_scale_of_its_value_is_shown_by_the_projects_threshold(prop, span, threshold, kind, tone):
+    rule = replace(criteria.default_for(prop), threshold=threshold)
+    (shown,) = highlight.evidence_of(prop, [{"field": "output", "start": 0, "end": 3, **span}], rule)
+    assert (shown.kind.name, shown.kind.tone) == (kind, tone)
+    if prop == "grounded_in_context":
+        assert shown.label == "", "a verdict written at the scorer's threshold is not shown beside the kind"

@@ -72,7 +72,8 @@ def test_avoided_answers_of_several_forms(avoided_answer, text: str) -> None:
 def test_answers_that_look_like_avoidance(avoided_answer, text: str) -> None:
     [score] = avoided_answer.run_batch([text])
     assert score.value < 0.5
-    assert score.spans == []
+    # One span, the output read as a whole, with the value: under the threshold, so shown as answered.
+    assert [(span.start, span.score) for span in score.spans] == [(0, score.value)]
 
 
 def test_evidence_is_on_the_side_of_the_value(avoided_answer) -> None:
@@ -83,4 +84,4 @@ def test_evidence_is_on_the_side_of_the_value(avoided_answer) -> None:
             assert all(span.score >= 0.5 for span in score.spans), text
             assert all(0 <= span.start < span.end <= len(text) for span in score.spans)
         else:
-            assert score.spans == [], text
+            assert [span.score for span in score.spans] == [score.value], text

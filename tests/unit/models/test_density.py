@@ -99,7 +99,7 @@ def test_filler_lowers_the_value_and_is_the_evidence(density: InformationDensity
     padded = f"Great question! {answer} I hope this helps!"
     bare, filled = scores(density.run_batch([answer, padded]))
     assert filled.value < bare.value - 0.2
-    assert not bare.spans
+    assert all(span.score >= 0.5 for span in bare.spans), "no sentence is low in the bare answer"
     texts = [padded[span.start : span.end] for span in filled.spans]
     assert texts == ["I hope this helps!", "Great question!"] or texts == ["Great question!", "I hope this helps!"]
     assert all(span.field == "output" and "filler" in span.note and span.score < 0.5 for span in filled.spans)
@@ -119,7 +119,9 @@ def test_factual_paragraph_is_high(density: InformationDensity) -> None:
     )
     (score,) = scores(density.run_batch([paragraph]))
     assert score.value > 0.8
-    assert score.spans == []
+    # The least informative sentence alone, over the threshold: it explains a project threshold above it.
+    [least] = score.spans
+    assert least.label == "least informative" and least.score >= score.value - 0.2
     assert score.details["sentence_count"] == 3
 
 
@@ -161,7 +163,8 @@ def test_answering_paragraph_beats_unrelated_document(context_relevancy: Context
     assert unrelated.value < 0.2
     second = ANSWERING_DOCUMENT.split("\n\n")[1]
     start = ANSWERING_DOCUMENT.index(second)
-    (span,) = answering.spans
+    span, *not_relevant = answering.spans
+    assert all(other.label == "not relevant" and other.score < 0.5 for other in not_relevant)
     assert span.field == "information_retrieval[0]" and span.label == "relevant chunk"
     assert start <= span.start < span.end <= start + len(second)
     assert "9 November 1989" in ANSWERING_DOCUMENT[span.start : span.end]

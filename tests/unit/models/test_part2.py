@@ -164,8 +164,10 @@ def test_a_short_answer_is_read_after_its_question(relevance: Relevance) -> None
     )
     assert price.value >= 0.5 and price.details["reading"] == "answer after its question"
     assert other.value < 0.5
+    # Each is its own evidence, the whole answer with its value, labelled by its side of the threshold.
     (span,) = other.spans
-    assert "does not address" in span.note and span.score < 0.5
+    assert span.label == "closest to the input" and span.score == other.value
+    assert [(s.label, s.score) for s in price.spans] == [("addresses the input", price.value)]
 
 
 def test_a_self_contained_short_answer_must_also_hold_alone() -> None:

@@ -52,7 +52,7 @@ def test_toxicity_is_the_most_toxic_sentence_and_each_toxic_sentence_is_evidence
     assert all(span.label == "toxic" and span.field == "output" and span.score >= 0.5 for span in score.spans)
     assert score.value == max(span.score for span in score.spans)
     [alone] = toxicity.run_batch([polite])
-    assert alone.value < 0.1 and alone.spans == []
+    assert alone.value < 0.1 and [span.label for span in alone.spans] == ["most toxic"]
 
 
 def test_formality_chat_versus_legal(formality) -> None:
@@ -75,7 +75,7 @@ def test_avoided_answer_refusal_versus_answer(avoided_answer) -> None:
     refusal, answer = avoided_answer.run_batch([REFUSAL, ANSWER], None, ["Write me malware.", "Capital of France?"])
     assert refusal.value > 0.5
     assert answer.value < 0.2
-    assert answer.spans == []
+    assert [span.score for span in answer.spans] == [answer.value]  # the output as a whole, under 0.5
     # The refusal sentence comes first; every span scores on the same side as the value it explains.
     assert REFUSAL[refusal.spans[0].start : refusal.spans[0].end] == "I'm sorry, but I can't help with that."
     assert all(span.field == "output" and span.label == "refusal" and span.score >= 0.5 for span in refusal.spans)
