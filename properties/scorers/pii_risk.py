@@ -2,8 +2,9 @@
 
 Entities come from a named-entity model (the packaged Rampart PII token classifier, or a user's
 token-classification model) and from detectors (`text/pii_detectors.py`: presidio-analyzer's
-recognizers for Luhn-valid cards, mod-97-valid IBANs, SSNs and IP addresses, phonenumbers for phone
-numbers in any common format, and patterns of ours for e-mail addresses and dates of birth). Each entity's risk is its
+recognizers for Luhn-valid cards, mod-97-valid IBANs, SSNs, IP addresses and passport numbers after
+a word of their kind, phonenumbers for phone numbers in any common format, and patterns of ours for
+e-mail addresses and dates of birth). Each entity's risk is its
 confidence times the risk factor of its type (`pii_risk_factors.json`, overridable per project
 with `risk_factors={...}`); the text's value is the highest entity risk, 0 when there is none.
 
@@ -21,7 +22,9 @@ Three readings turn the entities into risks a user can trust (docs/properties.md
   claim the same characters, the detector's reading stays: it checked what the model guessed;
 - an identifier the model guessed from its shape (a driver licence, passport, tax or national id,
   bank account or routing number) counts half its risk unless a word of its kind stands before it
-  ("licence no.", "passport", "IBAN"): order numbers, SKUs and request ids have the same shape;
+  ("licence no.", "passport", "IBAN"): order numbers, SKUs and request ids have the same shape. So
+  does a phone number not written as one (in international form, with its area code in brackets,
+  or in its numbering plan's groups) with no word of calling before it: "invoice 1995417500";
 - in a text that holds no contact details or identifiers at all, a person's name or date of birth
   counts a share of its type's risk that depends on how the name is used (`text/pii_context.py`):
   all of it where its sentence, or any sentence of the text, addresses someone ("Hi Priya Raman,
@@ -121,7 +124,7 @@ class PIIRisk(Scorer):
     )
     fields = ("input", "output")
     queue = "models"
-    version = "3"
+    version = "4"
     threshold = 0.5
 
     def __init__(
@@ -190,7 +193,7 @@ class PIIRisk(Scorer):
         kept, dismissed = personal_data(text, [Finding(*entity) for entity in entities])
         kept = [household_or_part(text, entity) for entity in kept]
         patterns = [Finding(*found) for found in detections or []]
-        findings = resolve_overlaps(kept + patterns, self._factors)
+        findings = resolve_overlaps(text, kept + patterns, self._factors)
         unnamed = {finding for finding in findings if is_unnamed_identifier(text, finding)}
         contact = any(finding.kind in CONTACT_DETAILS and finding not in unnamed for finding in findings)
         bounds = pii_context.sentences(text) if any(f.kind in PUBLIC_RECORD_TYPES for f in findings) else []
@@ -218,10 +221,14 @@ class PIIRisk(Scorer):
 
 
 def is_unnamed_identifier(text: str, finding: Finding) -> bool:
-    """An identifier type that the model guessed (no detector validated it) with no word of its kind
-    before it."""
+    """An identifier type that the model guessed (no detector validated it), or a phone number not
+    written as one (`pii_detectors.written_as_a_phone_number`), with no word of its kind before it. A
+    numbering plan allows invoice, tracking and barcode numbers too: "invoice 1995417500"."""
+    if finding.kind == "phone":
+        written = pii_detectors.written_as_a_phone_number(text[finding.start : finding.end])
+        return not written and not pii_identifiers.has_context(text, finding.start, "phone")
     return (
-        finding.kind in pii_identifiers.RECOGNIZERS
+        finding.kind in pii_identifiers.GUESSED
         and not finding.validated_by
         and not pii_identifiers.has_context(text, finding.start, finding.kind)
     )
@@ -280,12 +287,19 @@ def _next_to_address(text: str, entity: Finding, entities: list[Finding]) -> boo
     return False
 
 
-def resolve_overlaps(findings: list[Finding], factors: dict[str, float]) -> list[Finding]:
+def resolve_overlaps(text: str, findings: list[Finding], factors: dict[str, float]) -> list[Finding]:
     """Where two readings claim the same characters, one stays: a detector's that validated a
     structure (a checksum, a well-formed address) over the model's guess (203.0.113.42 is an IP
-    address, not a phone number), else the riskier one."""
+    address, not a phone number); of two validated readings the one that checked more letters and
+    digits (an IBAN over the Luhn-valid run of sixteen digits inside it, a passport number over
+    the local phone number in its digits); else the riskier one."""
     kept: list[Finding] = []
-    ranked = sorted(findings, key=lambda f: (not f.validated_by, -f.confidence * factors.get(f.kind, 0.0), f.start))
+
+    def rank(f: Finding) -> tuple[bool, int, float, int]:
+        checked = sum(char.isalnum() for char in text[f.start : f.end]) if f.validated_by else 0
+        return (not f.validated_by, -checked, -f.confidence * factors.get(f.kind, 0.0), f.start)
+
+    ranked = sorted(findings, key=rank)
     for finding in ranked:
         if all(finding.end <= other.start or finding.start >= other.end for other in kept):
             kept.append(finding)

@@ -224,8 +224,9 @@ def widen_to_words(text: str, spans: list[Entity]) -> list[Entity]:
 
 
 # Name parts (given name, surname) and address parts (number, street, unit) arrive as separate
-# spans; one entity is what a reader sees, so same-type spans split only by spaces or a comma join.
-_JOINABLE = {"person_name", "street_address"}
+# spans; one entity is what a reader sees, so same-type spans split only by spaces or a comma join,
+# and address parts also across the full stop of an abbreviated street ("Neuschäferstr. 43", "Elm St. 5").
+_JOINABLE = {"person_name": " ,", "street_address": " ,."}
 
 
 def merge_adjacent(text: str, spans: list[Entity]) -> list[Entity]:
@@ -236,7 +237,7 @@ def merge_adjacent(text: str, spans: list[Entity]) -> list[Entity]:
         if merged:
             start, end, kind, confidence = merged[-1]
             gap = text[end : span[0]]
-            if kind == span[2] and kind in _JOINABLE and len(gap) <= 2 and not gap.strip(" ,"):
+            if kind == span[2] and kind in _JOINABLE and len(gap) <= 2 and not gap.strip(_JOINABLE[kind]):
                 merged[-1] = (start, span[1], kind, max(confidence, span[3]))
                 continue
         merged.append(span)

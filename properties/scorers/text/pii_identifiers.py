@@ -1,10 +1,14 @@
-"""Whether an identifier the PII model found has a word of its kind before it.
+"""Whether an identifier or a phone number has a word of its kind before it.
 
 The model reads any code of letters and digits as a driver licence, a passport or a tax id
 ("QNH-197423", "87a4ebe12890"), and an order number, a SKU or a request id has the same shape. What
 tells them apart is the text around them: "licence no. D1234567" against "Order QNH-197423". The
 words come from presidio-analyzer's recognizers for those identifiers, which use them the same way
 (a weak pattern gains confidence when one of its context words is near), in several countries.
+
+Phone numbers are read the same way: a run of digits that a numbering plan allows is as often an
+invoice number, a barcode or a tracking number ("invoice 1995417500"). Presidio's phone words are
+English, so `EXTRA_CONTEXT` adds how the languages of the locales we serve ask to be called.
 """
 
 from __future__ import annotations
@@ -47,6 +51,65 @@ RECOGNIZERS = {
     ),
     "bank_account": ("UsBankRecognizer", "IbanRecognizer"),
     "routing_number": ("AbaRoutingRecognizer",),
+    "ssn": ("UsSsnRecognizer",),
+    "ip_address": ("IpRecognizer",),
+    "phone": ("PhoneRecognizer",),
+}
+# The identifier types the PII model guesses from a code's shape alone (no detector checks them).
+GUESSED = frozenset({"drivers_license", "passport", "tax_id", "government_id", "bank_account", "routing_number"})
+# Words Presidio lacks: English verbs of calling, and the phone words of German, French, Spanish,
+# Italian and Dutch ("Telefon", "rappeler", "llamar", "chiamare", "bellen"), with the forms replies use.
+EXTRA_CONTEXT = {
+    "phone": (
+        "tel",
+        "phoned",
+        "called",
+        "calling",
+        "callback",
+        "ring",
+        "reach",
+        "reached",
+        "reachable",
+        "contact",
+        "sms",
+        "text",
+        "whatsapp",
+        "fax",
+        "dial",
+        "hotline",
+        "landline",
+        "telefon",
+        "telefonnummer",
+        "rufnummer",
+        "handy",
+        "mobil",
+        "anrufen",
+        "rufen",
+        "erreichen",
+        "téléphone",
+        "tél",
+        "portable",
+        "appeler",
+        "appelez",
+        "rappeler",
+        "rappellerons",
+        "joindre",
+        "teléfono",
+        "móvil",
+        "llamar",
+        "llame",
+        "llamaremos",
+        "telefono",
+        "cellulare",
+        "chiamare",
+        "chiami",
+        "richiameremo",
+        "telefoon",
+        "telefoonnummer",
+        "mobiel",
+        "bellen",
+        "bel",
+    ),
 }
 # Presidio looks this many words back for a context word; so do we, within the line.
 WORDS_BEFORE = 5
@@ -60,14 +123,15 @@ def context(kind: str) -> tuple[frozenset[str], tuple[str, ...]]:
 
     words: set[str] = set()
     phrases: set[str] = set()
+    entries = list(EXTRA_CONTEXT.get(kind, ()))
     for name in RECOGNIZERS.get(kind, ()):
-        recognizer = getattr(recognizers, name, None)
-        for entry in getattr(recognizer, "CONTEXT", None) or []:
-            entry = " ".join(_WORD.findall(entry.lower()))
-            if " " in entry:
-                phrases.add(entry)
-            elif len(entry) >= 2 and not entry.isdigit():
-                words.add(entry)
+        entries += getattr(getattr(recognizers, name, None), "CONTEXT", None) or []
+    for entry in entries:
+        entry = " ".join(_WORD.findall(entry.lower()))
+        if " " in entry:
+            phrases.add(entry)
+        elif len(entry) >= 2 and not entry.isdigit():
+            words.add(entry)
     return frozenset(words), tuple(sorted(phrases))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from properties.scorers.text.pii_detectors import detect
+from properties.scorers.text.pii_detectors import detect, written_as_a_phone_number
 
 
 def kinds(text: str) -> dict[str, str]:
@@ -48,3 +48,35 @@ def test_detectors_reject_what_does_not_validate() -> None:
 def test_a_dotted_version_number_is_not_an_ip_address() -> None:
     assert kinds("Install driver version 10.4.0.2, then firmware 2.1.0.7.") == {}
     assert kinds("The request came from 10.4.0.2.")["ip_address"] == "10.4.0.2"
+
+
+def test_a_weak_pattern_counts_only_after_a_word_of_its_kind() -> None:
+    # Nine bare digits are an SSN, a passport or a phone number by what stands before them.
+    assert kinds("Social Security number 875066175 on file.")["ssn"] == "875066175"
+    assert "ssn" not in kinds("Call me on +34 888601150 please.")
+    assert kinds("Call me on +34 888601150 please.")["phone"] == "+34 888601150"
+    for text, number in (
+        ("Verified with passport number 364526084.", "364526084"),
+        ("Your passport no. NF3205701 was scanned.", "NF3205701"),
+        ("The booking is tied to passport P77631706.", "P77631706"),
+    ):
+        assert kinds(text)["passport"] == number, text
+    assert "passport" not in kinds("Batch NF3205701 left the plant.")
+
+
+def test_an_ip_address_is_not_a_phone_number() -> None:
+    assert kinds("failed login from 96.188.252.97") == {"ip_address": "96.188.252.97"}
+
+
+def test_a_checksum_valid_piece_of_a_longer_code_is_no_card() -> None:
+    # 4494154-1932730 passes Luhn, but it is the end of an order number.
+    assert "credit_card" not in kinds("We've reopened the return for order 276-4494154-1932730.")
+    assert kinds("charged card=4111-1111-1111-1111; status=ok")["credit_card"] == "4111-1111-1111-1111"
+
+
+def test_a_phone_number_written_as_one() -> None:
+    for number in ("+44 20 7946 0958", "(415) 555-0132", "212-555-0134", "020 7946 0958", "01 23 45 67 89"):
+        assert written_as_a_phone_number(number), number
+    # A run of digits, groups no numbering plan prints, and a local number need a word before them.
+    for number in ("1995417500", "8642 6843 2384", "555-0121", "108-1447"):
+        assert not written_as_a_phone_number(number), number

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from properties.scorers.pii_risk import ENCYCLOPEDIC_FACTOR, MENTION_FACTOR, Finding, PIIRisk, resolve_overlaps
-from properties.scorers.runtime.pii_model import widen_to_words, word_bounds
+from properties.scorers.runtime.pii_model import merge_adjacent, widen_to_words, word_bounds
 from properties.scorers.text.pii_detectors import detect
 
 
@@ -64,7 +64,7 @@ def test_a_validated_detector_wins_over_the_model_on_the_same_characters() -> No
     text = "The failed logins came from 203.0.113.42 at night."
     model = Finding(*entity(text, "203.0.113.42", "phone", 0.95))
     detector = Finding(*detect(text)[0])
-    assert resolve_overlaps([model, detector], {"phone": 0.8, "ip_address": 0.6}) == [detector]
+    assert resolve_overlaps(text, [model, detector], {"phone": 0.8, "ip_address": 0.6}) == [detector]
 
 
 def test_a_name_counts_by_how_it_is_used_and_the_note_says_so() -> None:
@@ -153,3 +153,31 @@ def test_an_identifier_the_model_guessed_counts_half_without_a_word_of_its_kind(
     assert code.score == pytest.approx(0.9 * 0.9 * 0.5) and "no word of its kind" in code.note
     assert unnamed.value < 0.5, "an order number is no contact detail: the name counts as a mention"
     assert named.value >= 0.5
+
+
+def test_a_phone_number_counts_half_unless_written_as_one_or_after_a_word_of_its_kind() -> None:
+    scorer = PIIRisk()
+    for text, number, full in (
+        ("Invoice 1995417500 is due on Friday.", "1995417500", False),
+        ("Tracking 8642 6843 2384 is due on Friday.", "8642 6843 2384", False),
+        ("Call me back on 1995417500 on Friday.", "1995417500", True),
+        ("Rufen Sie mich unter 030 1234567 an.", "030 1234567", True),
+        ("Jane Doe, 212-555-0134", "212-555-0134", True),
+    ):
+        score = scorer.to_score(text, [entity(text, number, "phone", 1.0)])
+        assert (score.value >= 0.5) is full, text
+        assert full or "no word of its kind" in score.spans[0].note
+
+
+def test_of_two_validated_readings_the_one_that_checked_more_stays() -> None:
+    text = "The refund goes to IBAN ES79 2612 3584 7635 3033 4615 on Friday."
+    found = [Finding(*found) for found in detect(text)]
+    assert {finding.kind for finding in found} == {"iban", "credit_card"}, "the card's checksum holds inside"
+    [kept] = resolve_overlaps(text, found, {"iban": 0.9, "credit_card": 1.0})
+    assert kept.kind == "iban"
+
+
+def test_an_abbreviated_street_is_one_address_with_its_number() -> None:
+    text = "Deliver to Neuschäferstr. 43, 62639 Stade."
+    parts = [entity(text, "Neuschäferstr", "street_address", 0.9), entity(text, "43", "street_address", 0.9)]
+    assert merge_adjacent(text, parts) == [entity(text, "Neuschäferstr. 43", "street_address", 0.9)]
