@@ -11,6 +11,7 @@ from properties.annotations.rules import RulesError, parse_rules
 from properties.models import Project, ProjectKey, PromptProperty, Run, Upload
 from properties.projects import project_config, project_templates
 from properties.quality import criteria as criteria_defaults
+from properties.quality import thresholds
 from properties.scorers import registry
 from properties.scorers.base import ScorerUnavailable
 from properties.scorers.llm.prompt_property import check_output_type, check_template
@@ -340,15 +341,12 @@ class PassCriteriaForm(forms.Form):
             self.add_error("threshold", "a direction needs a threshold")
         return cleaned
 
-    def save(self, project: Project, prop: str) -> None:
+    def save(self, project: Project, prop: str, user) -> None:
         data = self.cleaned_data
-        criteria = dict(project.pass_criteria or {})
-        criteria[prop] = {
-            "direction": data["direction"],
-            "threshold": data["threshold"],
-            "tolerance": data["tolerance"] if data["tolerance"] is not None else criteria_defaults.DEFAULT_TOLERANCE,
-        }
+        tolerance = data["tolerance"] if data["tolerance"] is not None else criteria_defaults.DEFAULT_TOLERANCE
+        thresholds.save_criterion(
+            project, prop, direction=data["direction"], threshold=data["threshold"], tolerance=tolerance, user=user
+        )
         keys = [name for name in project.key_properties if name != prop]
-        project.pass_criteria = criteria
         project.key_properties = [*keys, prop] if data["key"] else keys
-        project.save(update_fields=["pass_criteria", "key_properties"])
+        project.save(update_fields=["key_properties"])

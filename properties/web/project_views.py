@@ -100,7 +100,7 @@ def property_settings(request: HttpRequest, pk: int, name: str) -> HttpResponse:
     initial = {**criterion.to_dict(), "key": name in project.key_properties}
     form = PassCriteriaForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
-        form.save(project, name)
+        form.save(project, name, request.user)
         messages.success(request, f"{name} saved: {criteria.criterion_for(project, name).describe()}.")
         return redirect("properties:property-settings", pk=project.pk, name=name)
     context = {
