@@ -205,3 +205,50 @@ def test_applying_checks_its_input(client, user, project):
     other = UserFactory()
     client.force_login(other)
     assert client.post(apply, {"threshold": "0.5", "direction": "higher"}).status_code == 404
+
+
+def test_the_api_reads_the_figures_and_sets_the_threshold(client, user, project):
+    from properties.models import ApiToken
+
+    first, second = labelled_runs(project)
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user, 'tests')[1]}"}
+    url = f"/api/projects/{project.pk}/properties/grounded_in_context/agreement"
+    body = client.get(url, **auth).json()
+    assert (body["address"], body["direction"], body["threshold"], body["good"], body["bad"]) == (
+        "grounded_in_context.output",
+        "higher",
+        0.5,
+        24,
+        24,
+    )
+    assert body["sources"]["rules"] == {"good": 3, "bad": 2}
+    assert body["roc_auc"] == pytest.approx(13 / 16)
+    assert body["roc_auc_interval"][0] < 13 / 16 < body["roc_auc_interval"][1]
+    assert body["current"]["failed_bad"] == 18 and body["current"]["balanced_accuracy"] == pytest.approx(0.75)
+    assert body["suggested"]["threshold"] == 0.5 and body["suggested"]["goal"] == "balanced_accuracy"
+    assert body["disagreements"] == {str(first.pk): 8, str(second.pk): 4}
+    one = client.get(url, {"runs": [second.pk], "target_precision": 1.0}, **auth).json()
+    assert (one["runs"], one["needed"], one["roc_auc"], one["suggested"]) == (
+        [second.pk],
+        {"good": 12, "bad": 12},
+        None,
+        None,
+    )
+    precise = client.get(url, {"target_precision": 1.0}, **auth).json()
+    assert (precise["suggested"]["threshold"], precise["suggested"]["goal"]) == (0.25, "precision")
+    assert client.get(url, {"target_precision": 1.5}, **auth).status_code == 422
+    assert client.get(url, {"runs": [RunFactory().pk]}, **auth).status_code == 404
+    assert client.get(f"/api/projects/{project.pk}/properties/no_such/agreement", **auth).status_code == 404
+
+    setting = f"/api/projects/{project.pk}/properties/grounded_in_context/threshold"
+    response = client.post(setting, {"threshold": 0.25}, content_type="application/json", **auth)
+    assert response.status_code == 200
+    body = response.json()
+    assert body["threshold"] == 0.25 and body["current"]["failed_good"] == 0
+    assert (body["threshold_change"]["set_by"], body["threshold_change"]["how"]) == ("rita", "api")
+    assert ThresholdChange.objects.get(how="api").previous_threshold == 0.5
+    nan = client.post(setting, '{"threshold": NaN}', content_type="application/json", **auth)
+    assert nan.status_code in (400, 422)
+    unjudged = f"/api/projects/{project.pk}/properties/word_count/threshold"
+    refused = client.post(unjudged, {"threshold": 3}, content_type="application/json", **auth)
+    assert refused.status_code == 400 and refused.json()["detail"].startswith("direction:")
