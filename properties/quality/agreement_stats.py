@@ -20,7 +20,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
 from properties.quality.criteria import HIGHER, LOWER
@@ -31,7 +30,7 @@ from properties.quality.criteria import HIGHER, LOWER
 MIN_PER_LABEL = 20
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
-# Resamples ranked at once: 100 x 10,000 labels is 8 MB of ranks.
+# Resamples counted at once: 100 x 10,000 labels is 8 MB of counts.
 BOOTSTRAP_BATCH = 100
 
 
@@ -124,21 +123,29 @@ def bootstrap_interval(
     if direction != HIGHER:
         good_values, bad_values = -good_values, -bad_values
     n_good, n_bad = len(good_values), len(bad_values)
+    # A resample is how many times it draws each labelled value (multinomial counts). Its ROC-AUC is
+    # then, over the good draws, the bad draws below each one plus half those level with it: with
+    # the bad values sorted, two cumulative-count lookups per good value, the same for every resample.
+    bad_sorted = np.sort(bad_values)
+    below = np.searchsorted(bad_sorted, good_values, side="left")
+    up_to = np.searchsorted(bad_sorted, good_values, side="right")
     aucs = []
     for start in range(0, resamples, BOOTSTRAP_BATCH):
         size = min(BOOTSTRAP_BATCH, resamples - start)
-        picked = np.concatenate(
-            [
-                good_values[rng.integers(0, n_good, size=(size, n_good))],
-                bad_values[rng.integers(0, n_bad, size=(size, n_bad))],
-            ],
-            axis=1,
-        )
-        # Mann-Whitney per resample from average ranks (ties count half), as roc_auc_score computes it.
-        good_ranks = rankdata(picked, axis=1)[:, :n_good].sum(axis=1)
-        aucs.append((good_ranks - n_good * (n_good + 1) / 2) / (n_good * n_bad))
+        good_draws = _draw_counts(rng, n_good, size)
+        bad_draws = np.zeros((size, n_bad + 1))
+        bad_draws[:, 1:] = np.cumsum(_draw_counts(rng, n_bad, size), axis=1)
+        under = bad_draws[:, below] + (bad_draws[:, up_to] - bad_draws[:, below]) / 2
+        aucs.append((good_draws * under).sum(axis=1) / (n_good * n_bad))
     low, high = np.percentile(np.concatenate(aucs), [2.5, 97.5])
     return float(low), float(high)
+
+
+def _draw_counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
+    """How many times each of n items is drawn in n draws with replacement, for each resample:
+    one bincount over all the resamples (numpy's multinomial took ten times as long)."""
+    drawn = rng.integers(0, n, size=(resamples, n)) + n * np.arange(resamples)[:, None]
+    return np.bincount(drawn.ravel(), minlength=resamples * n).reshape(resamples, n)
 
 
 def candidate_thresholds(values: np.ndarray) -> list[tuple[float, float]]:
@@ -186,27 +193,56 @@ def suggest_threshold(
     None when no split does better than chance (balanced accuracy 0.5: passing or failing
     everything) or, with a target, when no threshold reaches it.
     """
-    splits = candidate_thresholds(values)
+    distinct = np.unique(values)
+    if len(distinct) < 2:
+        return None
+    counts = _split_counts(values, good, distinct, direction)
+    passed_good, passed_bad, failed_good, failed_bad = counts
+    n_good, n_bad = passed_good[0] + failed_good[0], passed_bad[0] + failed_bad[0]
+    balanced = (passed_good / n_good + failed_bad / n_bad) / 2
     # A split no better than chance fails good and bad alike: never worth suggesting.
-    options = [
-        c
-        for low, high in splits
-        if (c := confusion(values, good, direction, readable_threshold(low, high))).balanced_accuracy > 0.5
-    ]
+    useful = balanced > 0.5
     if target_precision is not None:
-        options = [c for c in options if c.precision is not None and c.precision >= target_precision]
-        ranked = sorted(options, key=lambda c: (-c.recall, -c.balanced_accuracy, _distance(c, current)))
+        failed = failed_good + failed_bad
+        precision = np.divide(failed_bad, failed, out=np.zeros(len(failed)), where=failed > 0)
+        useful &= (failed > 0) & (precision >= target_precision)
+        keys = [failed_bad / n_bad, balanced]  # the most bad caught, then balanced accuracy
         goal = "precision"
     else:
-        ranked = sorted(options, key=lambda c: (-c.balanced_accuracy, _distance(c, current)))
+        keys = [balanced]
         goal = "balanced_accuracy"
-    if not ranked:
+    best = np.flatnonzero(useful)
+    if not len(best):
         return None
-    return Suggestion(ranked[0], goal, target_precision)
+    for key in keys:
+        best = best[key[best] == key[best].max()]
+    # Of equal splits, the one nearest the current threshold (the first without one).
+    thresholds = [readable_threshold(distinct[k], distinct[k + 1]) for k in best]
+    chosen = min(range(len(best)), key=lambda i: 0.0 if current is None else abs(thresholds[i] - current))
+    k = best[chosen]
+    split = Confusion(
+        thresholds[chosen], int(passed_good[k]), int(passed_bad[k]), int(failed_good[k]), int(failed_bad[k])
+    )
+    return Suggestion(split, goal, target_precision)
 
 
-def _distance(c: Confusion, current: float | None) -> float:
-    return 0.0 if current is None else abs(c.threshold - current)
+def _split_counts(
+    values: np.ndarray, good: np.ndarray, distinct: np.ndarray, direction: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Confusion counts of every split k (thresholds in (distinct[k], distinct[k + 1]]) at once, from
+    cumulative counts: (passed good, passed bad, failed good, failed bad), one array each. Counting
+    each split apart took 5 s on 10,000 labels."""
+    position = np.searchsorted(distinct, values)
+    good_at = np.bincount(position[good], minlength=len(distinct))
+    bad_at = np.bincount(position[~good], minlength=len(distinct))
+    # Labels at or below distinct[k], for k = 0 .. len - 2.
+    good_low, bad_low = np.cumsum(good_at)[:-1], np.cumsum(bad_at)[:-1]
+    good_high, bad_high = good_at.sum() - good_low, bad_at.sum() - bad_low
+    if direction == HIGHER:  # the high side passes (value >= threshold)
+        return good_high, bad_high, good_low, bad_low
+    if direction == LOWER:  # the low side passes (value < threshold)
+        return good_low, bad_low, good_high, bad_high
+    raise ValueError(f"direction must be {HIGHER!r} or {LOWER!r}, not {direction!r}")
 
 
 @dataclass(frozen=True)

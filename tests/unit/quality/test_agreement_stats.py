@@ -92,6 +92,27 @@ def test_bootstrap_interval():
     assert narrow[0] < stats.roc_auc(values, good, HIGHER) < narrow[1]
 
 
+def test_bootstrap_agrees_with_resampling_and_sklearn():
+    """The counted resamples give the interval that drawing the values and calling roc_auc_score does."""
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(7)
+    # Values on a coarse grid, so that ties between good and bad are common.
+    good_values, bad_values = np.round(rng.normal(0.6, 0.2, 60), 1), np.round(rng.normal(0.45, 0.2, 50), 1)
+    values = np.concatenate([good_values, bad_values])
+    good = np.arange(110) < 60
+    aucs = []
+    for _ in range(2000):
+        drawn = np.concatenate([rng.choice(good_values, 60), rng.choice(bad_values, 50)])
+        aucs.append(roc_auc_score([1] * 60 + [0] * 50, drawn))
+    naive = tuple(np.percentile(aucs, [2.5, 97.5]))
+    assert stats.bootstrap_interval(values, good, HIGHER) == pytest.approx(naive, abs=0.02)
+    # Lower is better on the negated values: the same ranking, the same interval.
+    assert stats.bootstrap_interval(-values, good, LOWER) == pytest.approx(naive, abs=0.02)
+    counts = stats._draw_counts(rng, 7, 5)
+    assert counts.shape == (5, 7) and counts.sum(axis=1).tolist() == [7] * 5
+
+
 def test_figures_and_labels_needed():
     assert stats.needed(25, 3) == {"good": 0, "bad": 17}
     figures = stats.figures(VALUES, GOOD, HIGHER, 0.5)
