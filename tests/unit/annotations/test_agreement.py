@@ -4,6 +4,8 @@ threshold (who and when recorded; pass rates and filters follow)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.http import QueryDict
 from django.urls import reverse
@@ -105,15 +107,21 @@ def test_a_target_precision(project):
     assert (suggestion.threshold, suggestion.confusion.failed_bad, suggestion.confusion.failed_good) == (0.25, 12, 0)
 
 
-def test_a_label_property_shows_each_label(project):
+def test_a_label_property_shows_each_label(client, user, project):
     run = RunFactory(project=project)
+    for i in range(30):
+        label(run, f"sql-{i}", None, "bad" if i < 24 else "good", "person", "content_type", category="sql")
     for i in range(20):
-        label(run, f"sql-{i}", None, "bad" if i < 15 else "good", "person", "content_type", category="sql")
         label(run, f"text-{i}", None, "good", "", "content_type", category="text")
     label(run, "rule", None, "bad", "estimated", "content_type", category="text")
     measured = agreement.measure(project, "content_type", [run])
     assert measured.categorical and measured.figures is None
-    assert [(row.label, row.good, row.bad) for row in measured.labels] == [("sql", 5, 15), ("text", 20, 0)]
+    assert [(row.label, row.good, row.bad) for row in measured.labels] == [("sql", 6, 24), ("text", 20, 0)]
+    client.force_login(user)
+    page = client.get(reverse("properties:property-settings", args=[project.pk, "content_type"])).content.decode()
+    table = page.split('data-testid="agreement-labels"')[1].split("</table>")[0]
+    assert re.search(r"<td>sql</td><td class=\"num\">6</td><td class=\"num\">24</td><td class=\"num\">20%</td>", table)
+    assert "Apply threshold" not in page
 
 
 class Politeness(Scorer):
@@ -194,6 +202,14 @@ def test_the_page_and_applying_the_suggestion(client, user, project):
     assert rates.rates[0].passing == 10
     failing = datascreen.ScreenQuery.from_params(QueryDict("where=failing:grounded_in_context"))
     assert datascreen.filtered_interactions(first, failing).count() == 28
+
+
+def test_the_page_names_a_bad_target_precision(client, user, project):
+    client.force_login(user)
+    url = reverse("properties:property-settings", args=[project.pk, "grounded_in_context"])
+    page = client.get(url, {"target_precision": "2", "runs": "abc"}).content.decode()
+    assert "Ensure this value is less than or equal to 1.0." in page
+    assert "Enter a list of values." in page or "is not a valid value" in page
 
 
 def test_applying_checks_its_input(client, user, project):
