@@ -29,11 +29,12 @@ def distribution_figure(
 ) -> dict[str, Any]:
     edges = _edges(good + bad, criterion)
     centres = ((edges[:-1] + edges[1:]) / 2).tolist()
+    good_counts, bad_counts = np.histogram(good, edges)[0].tolist(), np.histogram(bad, edges)[0].tolist()
     traces = [
-        go.Bar(x=centres, y=np.histogram(good, edges)[0].tolist(), name=f"good ({len(good)})", marker={"color": GOOD}),
+        go.Bar(x=centres, y=good_counts, name=f"good ({len(good)})", marker={"color": GOOD}),
         go.Bar(
             x=centres,
-            y=np.histogram(bad, edges)[0].tolist(),
+            y=bad_counts,
             name=f"bad ({len(bad)})",
             marker={"color": BAD, "pattern": {"shape": "/"}},
         ),
@@ -47,20 +48,35 @@ def distribution_figure(
         bargap=0.15,
         legend={"orientation": "h", "y": -0.2},
         xaxis={"title": {"text": "value"}, "range": [float(edges[0]), float(edges[-1])]},
-        yaxis={"title": {"text": "interactions"}, "rangemode": "tozero"},
+        # Headroom above the tallest bar for the thresholds' labels.
+        yaxis={"title": {"text": "interactions"}, "range": [0, max([1, *good_counts, *bad_counts]) * 1.2]},
     )
     figure = go.Figure(data=traces, layout=layout)
-    for value, name, dash in ((threshold, "threshold", "dash"), (suggested, "suggested", "dot")):
-        if value is not None:
-            figure.add_vline(
-                x=value,
-                line={"color": LINE, "dash": dash, "width": 2},
-                annotation={"text": f"{name} {value:g}", "font": {"size": 11}},
-                annotation_position="top left" if name == "threshold" else "top right",
-            )
+    for value, text, dash, side in _lines(threshold, suggested):
+        figure.add_vline(
+            x=value,
+            line={"color": LINE, "dash": dash, "width": 2},
+            annotation={"text": text, "font": {"size": 11}},
+            annotation_position=f"top {side}",
+        )
     if not good and not bad:
         figure.add_annotation(text="No data", showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
     return json.loads(figure.to_json())
+
+
+def _lines(threshold: float | None, suggested: float | None) -> list[tuple[float, str, str, str]]:
+    """(value, label, dash, side) of each line: the current threshold dashed, the suggestion dotted;
+    the lower one labelled on its left and the higher on its right, so that the labels never meet."""
+    if threshold is not None and threshold == suggested:
+        return [(threshold, f"threshold {threshold:g} (suggested)", "dash", "right")]
+    lines = [
+        (v, f"{name} {v:g}", dash)
+        for v, name, dash in ((threshold, "threshold", "dash"), (suggested, "suggested", "dot"))
+        if v is not None
+    ]
+    lines.sort(key=lambda line: line[0])
+    sides = ["left", "right"] if len(lines) == 2 else ["right"] * len(lines)
+    return [(*line, side) for line, side in zip(lines, sides, strict=True)]
 
 
 def _edges(values: list[float], criterion: Criterion) -> np.ndarray:

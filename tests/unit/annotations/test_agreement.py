@@ -10,7 +10,7 @@ import pytest
 from django.http import QueryDict
 from django.urls import reverse
 
-from properties.annotations import agreement
+from properties.annotations import agreement, agreement_chart
 from properties.models import ThresholdChange
 from properties.quality import criteria, pass_rates
 from properties.scorers import registry
@@ -268,3 +268,22 @@ def test_the_api_reads_the_figures_and_sets_the_threshold(client, user, project)
     unjudged = f"/api/projects/{project.pk}/properties/word_count/threshold"
     refused = client.post(unjudged, {"threshold": 3}, content_type="application/json", **auth)
     assert refused.status_code == 400 and refused.json()["detail"].startswith("direction:")
+
+
+def test_the_chart_draws_good_and_bad_on_shared_bins_with_the_thresholds():
+    criterion = criteria.default_for("grounded_in_context")
+    figure = agreement_chart.distribution_figure(
+        "grounded_in_context.output", [0.3, 0.62, 0.64], [0.1, 0.9], criterion, 0.5, 0.43
+    )
+    good, bad = figure["data"]
+    assert (good["name"], bad["name"], sum(good["y"]), sum(bad["y"])) == ("good (3)", "bad (2)", 3, 2)
+    assert good["x"] == bad["x"] and len(good["x"]) == agreement_chart.BINS
+    assert bad["marker"]["pattern"]["shape"] == "/", "bad differs by hatching as well as colour"
+    labels = [(note["text"], note["xanchor"]) for note in figure["layout"]["annotations"]]
+    # The lower line is labelled on its left, the higher on its right: the labels never overlap.
+    assert labels == [("suggested 0.43", "right"), ("threshold 0.5", "left")]
+    same = agreement_chart.distribution_figure("x", [0.3], [0.1], criterion, 0.5, 0.5)
+    assert [note["text"] for note in same["layout"]["annotations"]] == ["threshold 0.5 (suggested)"]
+    hostile = agreement_chart.distribution_figure("<b>x</b>", [], [], criterion, None, None)
+    assert hostile["layout"]["title"]["text"].startswith("&lt;b&gt;x&lt;/b&gt;")
+    assert [note["text"] for note in hostile["layout"]["annotations"]] == ["No data"]

@@ -18,7 +18,7 @@ def test_demo_is_created_once_with_a_fresh_password_and_a_planned_job():
     assert run.interactions.count() == 50
     assert run.uploads.get().rejected == 0
     # Enough labels uploaded with the data for a property's agreement with them (20 of each) to show,
-    # on the interactions with documents that Grounded in Context reads.
+    # on the interactions with documents too, which the retrieval properties need.
     with_documents = run.interactions.labelled_by_people().exclude(information_retrieval=[])
     assert with_documents.filter(annotation="good").count() >= 20
     assert with_documents.filter(annotation="bad").count() >= 20
