@@ -287,3 +287,15 @@ def test_the_chart_draws_good_and_bad_on_shared_bins_with_the_thresholds():
     hostile = agreement_chart.distribution_figure("<b>x</b>", [], [], criterion, None, None)
     assert hostile["layout"]["title"]["text"].startswith("&lt;b&gt;x&lt;/b&gt;")
     assert [note["text"] for note in hostile["layout"]["annotations"]] == ["No data"]
+
+
+def test_the_form_records_who_changed_the_threshold(client, user, project):
+    client.force_login(user)
+    url = reverse("properties:property-settings", args=[project.pk, "grounded_in_context"])
+    form = {"direction": "higher", "threshold": "0.7", "tolerance": "0.01"}
+    client.post(url, form)
+    change = ThresholdChange.objects.get()
+    assert (change.set_by, change.how, change.threshold, change.previous_threshold) == (user, "form", 0.7, 0.5)
+    client.post(url, {**form, "tolerance": "0.05"})  # the tolerance alone: no new change
+    assert ThresholdChange.objects.count() == 1
+    assert "on the property&#x27;s page (it was 0.5)." in client.get(url).content.decode()
