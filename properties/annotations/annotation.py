@@ -86,7 +86,8 @@ def apply_rules(blocks: list[rules.Block], interactions: list[Interaction]) -> N
     for interaction in interactions:
         label, reason = rules.decide(blocks, values.get(interaction.pk, {}))
         interaction.estimated_annotation = label
-        if interaction.annotation_source != AnnotationSource.PERSON:
+        # A person's label, or one uploaded with the data, stays; the rule's is kept beside it.
+        if not interaction.labelled_by_people:
             interaction.annotation = label
             interaction.annotation_reason = reason
             interaction.annotation_source = AnnotationSource.ESTIMATED if label != "unknown" else AnnotationSource.NONE

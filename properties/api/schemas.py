@@ -176,3 +176,65 @@ class SummaryOut(Schema):
     properties: dict[str, PropertySummary]
     annotations: dict[str, int]
     llm_usage: LLMUsageOut
+
+
+class ConfusionOut(Schema):
+    threshold: float
+    passed_good: int
+    passed_bad: int
+    failed_good: int
+    failed_bad: int
+    balanced_accuracy: float = Field(description="Mean of the share of good that pass and of bad that fail.")
+    precision: float | None = Field(description="Of the interactions failed, the share labelled bad; null: none fails.")
+    recall: float = Field(description="Of the interactions labelled bad, the share failed.")
+
+
+class SuggestionOut(ConfusionOut):
+    goal: Literal["balanced_accuracy", "precision"]
+    target_precision: float | None
+
+
+class LabelAgreementOut(Schema):
+    label: str
+    good: int
+    bad: int
+
+
+class ThresholdChangeOut(Schema):
+    threshold: float | None
+    direction: str
+    previous_threshold: float | None
+    set_by: str | None
+    set_at: datetime
+    how: Literal["form", "suggested", "api"]
+    note: str
+
+
+class AgreementOut(Schema):
+    property: str
+    address: str = Field(description="The value measured: the interaction's, else the output's.")
+    runs: list[int]
+    direction: str = Field(description="higher or lower: the property's own, or inferred from the labels.")
+    direction_inferred: bool
+    threshold: float | None = Field(description="The project's current threshold; null without pass or fail.")
+    sources: dict[str, dict[str, int]] = Field(
+        description="Good and bad labels by source: person (Data Screen), uploaded (with the data), rules "
+        "(auto-annotation, left out of the figures)."
+    )
+    good: int = Field(description="People's good labels on interactions with a value of the property.")
+    bad: int
+    without_value: int = Field(description="People's labels on interactions without a value (left out).")
+    minimum_per_label: int
+    needed: dict[str, int] = Field(description="More labels of each kind the figures need; figures are null until 0.")
+    roc_auc: float | None
+    roc_auc_interval: list[float] | None = Field(description="95% bootstrap interval (1000 stratified resamples).")
+    current: ConfusionOut | None
+    suggested: SuggestionOut | None = Field(description="Null when no threshold beats chance or reaches the target.")
+    by_label: list[LabelAgreementOut] | None = Field(description="For a property of labels (Content Type) instead.")
+    disagreements: dict[str, int] = Field(description="Interactions whose verdict contradicts the label, by run id.")
+    threshold_change: ThresholdChangeOut | None = Field(description="Who set the current threshold, when and how.")
+
+
+class ThresholdIn(Schema):
+    threshold: float = Field(allow_inf_nan=False)
+    direction: Literal["higher", "lower"] | None = Field(None, description="The current direction if omitted.")

@@ -16,6 +16,7 @@ from properties.models.interactions import (
     Annotation,
     AnnotationSource,
     Interaction,
+    InteractionQuerySet,
     PropertyValue,
     PropertyValueQuerySet,
     input_hash,
@@ -23,7 +24,15 @@ from properties.models.interactions import (
 )
 from properties.models.jobs import ScoringChunk, ScoringChunkQuerySet, ScoringJob, WorkerHeartbeat
 from properties.models.llm import ProjectKey, PromptPreview, PromptProperty, RunBudget, RunLLMUsage
-from properties.models.projects import Membership, Project, ProjectQuerySet, Run, RunQuerySet, TestSuite
+from properties.models.projects import (
+    Membership,
+    Project,
+    ProjectQuerySet,
+    Run,
+    RunQuerySet,
+    TestSuite,
+    ThresholdChange,
+)
 from properties.models.tokens import ApiToken, ApiTokenQuerySet, hash_token
 from properties.models.uploads import Upload, upload_path
 
@@ -33,6 +42,7 @@ __all__ = [
     "ApiToken",
     "ApiTokenQuerySet",
     "Interaction",
+    "InteractionQuerySet",
     "Membership",
     "Project",
     "ProjectKey",
@@ -49,6 +59,7 @@ __all__ = [
     "ScoringChunkQuerySet",
     "ScoringJob",
     "TestSuite",
+    "ThresholdChange",
     "Upload",
     "WorkerHeartbeat",
     "hash_token",

@@ -32,6 +32,19 @@ def new_interaction_id() -> str:
     return uuid.uuid4().hex
 
 
+class InteractionQuerySet(models.QuerySet):
+    def labelled_by_people(self) -> InteractionQuerySet:
+        """Good or bad from people: set in the Data Screen, or uploaded with the data; never a label
+        the auto-annotation rules wrote (they are derived from property values)."""
+        return self.filter(annotation__in=PEOPLE_LABELS).exclude(annotation_source=AnnotationSource.ESTIMATED)
+
+    def labelled_by_rules(self) -> InteractionQuerySet:
+        return self.filter(annotation__in=PEOPLE_LABELS, annotation_source=AnnotationSource.ESTIMATED)
+
+
+PEOPLE_LABELS = (Annotation.GOOD, Annotation.BAD)
+
+
 class Interaction(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="interactions")
     user_interaction_id = models.CharField(max_length=255, default=new_interaction_id)
@@ -51,6 +64,8 @@ class Interaction(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = InteractionQuerySet.as_manager()
 
     class Meta:
         ordering = ["pk"]
@@ -72,6 +87,11 @@ class Interaction(models.Model):
     def save(self, *args, **kwargs) -> None:
         self.input_hash = input_hash(self.input)
         super().save(*args, **kwargs)
+
+    @property
+    def labelled_by_people(self) -> bool:
+        """A label the rules must keep: a person's, or one uploaded with the data."""
+        return self.annotation in PEOPLE_LABELS and self.annotation_source != AnnotationSource.ESTIMATED
 
     def annotate(self, annotation: str, reason: str = "", *, by_person: bool = True) -> None:
         self.annotation = annotation

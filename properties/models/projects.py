@@ -132,3 +132,33 @@ class TestSuite(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class ThresholdChange(models.Model):
+    """Who set a property's pass or fail in a project, when, and how: the newest row is the current
+    setting's origin (Project.pass_criteria holds the setting itself)."""
+
+    class How(models.TextChoices):
+        FORM = "form", "on the property's page"
+        SUGGESTED = "suggested", "from the suggestion of the team's labels"
+        API = "api", "through the API"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="threshold_changes")
+    property_name = models.CharField(max_length=100)
+    direction = models.CharField(max_length=10, blank=True)
+    threshold = models.FloatField(null=True, blank=True)
+    previous_threshold = models.FloatField(null=True, blank=True)
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="threshold_changes"
+    )
+    set_at = models.DateTimeField(default=timezone.now)
+    how = models.CharField(max_length=10, choices=How.choices, default=How.FORM)
+    # For a suggestion: what it was measured on ("balanced accuracy 0.82 on 31 good and 24 bad labels").
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-set_at", "-pk"]
+        indexes = [models.Index(fields=["project", "property_name", "-set_at"], name="threshold_change_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.project} / {self.property_name}: {self.threshold} by {self.set_by} at {self.set_at:%Y-%m-%d}"

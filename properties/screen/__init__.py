@@ -2,7 +2,8 @@
 
 Owns the filter language and the query behind the table (datascreen), the page's columns, rows
 and neighbours (page), the side panel of one interaction (interaction_panel) with its evidence
-marked (highlight), and the panel's annotation form (forms).
+marked (highlight), the panel's annotation form (forms), and which interactions a property's
+verdict and a person's label disagree on, in the order the filter lists them (disagreement).
 
 May import: properties.uploads, properties.pipeline, properties.quality, properties.projects,
 properties.models, properties.scorers. Never the pages (properties.web) or the API.

@@ -5,6 +5,8 @@ Filters come from the URL so that a filtered view can be shared and survives a r
   where=content_type=sql        a category (a non-numeric right-hand side compares labels)
   where=failing:grounded_in_context   values on the wrong side of the property's threshold
   where=passing:toxicity.output       ... on the right side; where=na:coverage: not applicable
+  where=disagrees:grounded_in_context verdict and a person's label differ (disagreement.py),
+                                      furthest from the threshold first unless sorted otherwise
   annotation=good|bad|unknown   and source=person|estimated
   q=refund&in=input|output|both text search
   errors=1                      interactions with at least one property error
@@ -26,11 +28,12 @@ from django.http import QueryDict
 from properties.models import Interaction, PropertyValue, Run
 from properties.quality import criteria
 from properties.scorers import registry
+from properties.screen import disagreement
 
 PAGE_SIZE = 50
 TEXT_COLUMNS = ("input", "output", "annotation")
 SORTABLE_COLUMNS = {"id": "pk", "annotation": "annotation", "user_interaction_id": "user_interaction_id"}
-STATUS_CONDITION = re.compile(r"^\s*(?P<status>failing|passing|na):\s*(?P<address>[\w.\[\]]+)\s*$")
+STATUS_CONDITION = re.compile(r"^\s*(?P<status>failing|passing|na|disagrees):\s*(?P<address>[\w.\[\]]+)\s*$")
 CONDITION = re.compile(r"^\s*(?P<address>[\w.\[\]]+)\s*(?P<op>>=|<=|!=|=|>|<)\s*(?P<value>.*?)\s*$")
 NUMERIC_LOOKUPS = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte", "=": "exact"}
 
@@ -78,7 +81,8 @@ def split_address(address: str) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class StatusCondition:
-    """Interactions whose value of a property fails, passes, or does not apply (criteria.py)."""
+    """Interactions whose value of a property fails, passes, does not apply (criteria.py), or
+    contradicts a person's label (disagreement.py)."""
 
     prop: str
     field: str
@@ -193,7 +197,11 @@ def filtered_interactions(run: Run, query: ScreenQuery) -> QuerySet[Interaction]
     if query.errors_only:
         errors = PropertyValue.objects.filter(run=run, status=PropertyValue.Status.ERROR).values("interaction_id")
         interactions = interactions.filter(pk__in=errors)
-    return _sorted(run, interactions, query.sort, interactions is not everything, matching)
+    narrowed = interactions is not everything
+    ordered = None if query.sort else disagreement.order_of(run, query.conditions)
+    if ordered is not None:
+        return SortedMatches(interactions.order_by("pk"), ordered, matching, narrowed)
+    return _sorted(run, interactions, query.sort, narrowed, matching)
 
 
 def _condition_matches(run: Run, query: ScreenQuery) -> set[int] | None:
@@ -246,6 +254,8 @@ def _status_matches(run: Run, values: QuerySet, condition: StatusCondition, quer
             f"{condition.address} neither passes nor fails: set its direction and threshold on its settings page"
         )
         return values.none().values("interaction_id")
+    if condition.status == "disagrees":
+        return disagreement.disagreeing(values, criterion).values("interaction_id")
     wanted = criterion.failing_q() if condition.status == "failing" else criterion.passing_q()
     return values.filter(wanted).values("interaction_id")
 

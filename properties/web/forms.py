@@ -11,6 +11,7 @@ from properties.annotations.rules import RulesError, parse_rules
 from properties.models import Project, ProjectKey, PromptProperty, Run, Upload
 from properties.projects import project_config, project_templates
 from properties.quality import criteria as criteria_defaults
+from properties.quality import thresholds
 from properties.scorers import registry
 from properties.scorers.base import ScorerUnavailable
 from properties.scorers.llm.prompt_property import check_output_type, check_template
@@ -340,15 +341,43 @@ class PassCriteriaForm(forms.Form):
             self.add_error("threshold", "a direction needs a threshold")
         return cleaned
 
-    def save(self, project: Project, prop: str) -> None:
+    def save(self, project: Project, prop: str, user) -> None:
         data = self.cleaned_data
-        criteria = dict(project.pass_criteria or {})
-        criteria[prop] = {
-            "direction": data["direction"],
-            "threshold": data["threshold"],
-            "tolerance": data["tolerance"] if data["tolerance"] is not None else criteria_defaults.DEFAULT_TOLERANCE,
-        }
+        tolerance = data["tolerance"] if data["tolerance"] is not None else criteria_defaults.DEFAULT_TOLERANCE
+        thresholds.save_criterion(
+            project, prop, direction=data["direction"], threshold=data["threshold"], tolerance=tolerance, user=user
+        )
         keys = [name for name in project.key_properties if name != prop]
-        project.pass_criteria = criteria
         project.key_properties = [*keys, prop] if data["key"] else keys
-        project.save(update_fields=["pass_criteria", "key_properties"])
+        project.save(update_fields=["key_properties"])
+
+
+class AgreementForm(forms.Form):
+    """Which runs a property is measured on against the team's labels, and what the suggestion aims at."""
+
+    runs = forms.ModelMultipleChoiceField(
+        queryset=Run.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="All the project's runs when none is ticked.",
+    )
+    target_precision = forms.FloatField(
+        required=False,
+        min_value=0.01,
+        max_value=1.0,
+        label="Target precision",
+        help_text="Empty: the threshold with the best balanced accuracy. A number from 0.01 to 1: the threshold "
+        "that fails the most bad interactions while that share of the failed ones, or more, are labelled bad.",
+    )
+
+    def __init__(self, *args, project: Project, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["runs"].queryset = project.runs.live().order_by("created_at", "pk")
+        self.fields["runs"].label_from_instance = lambda run: run.name
+
+
+class ApplyThresholdForm(AgreementForm):
+    """One click on the suggestion: the threshold and direction as the page showed them."""
+
+    threshold = forms.FloatField()
+    direction = forms.ChoiceField(choices=[("higher", "Higher is better"), ("lower", "Lower is better")])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import quote, urlencode
 
 from django.contrib import messages
 from django.db.models import Count, Q
@@ -11,21 +12,24 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from properties.annotations import rules
+from properties.annotations import agreement, agreement_chart, rules
 from properties.compare import comparison
 from properties.models import (
     Membership,
     Project,
     PropertyValue,
     ScoringChunk,
+    ThresholdChange,
 )
 from properties.pipeline import deletion, workers
 from properties.projects import project_templates
-from properties.quality import criteria, report_card
+from properties.quality import agreement_stats, criteria, report_card, thresholds
 from properties.scorers import registry
 from properties.scorers.pii_risk import default_risk_factors
 from properties.web.access import project_for
 from properties.web.forms import (
+    AgreementForm,
+    ApplyThresholdForm,
     PassCriteriaForm,
     ProjectForm,
     PropertySettingsForm,
@@ -90,17 +94,23 @@ def project_properties(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("properties:project-detail", pk=project.pk)
 
 
-def property_settings(request: HttpRequest, pk: int, name: str) -> HttpResponse:
-    """One property in a project: what it measures and how well (its report card), its pass or fail,
-    its tolerance in comparisons, and whether it is a key property."""
+def _property_of(request: HttpRequest, pk: int, name: str) -> Project:
     project = project_for(request, pk)
     if name not in project.enabled_properties and name not in registry.all_scorers():
         raise Http404("No such property.")
+    return project
+
+
+def property_settings(request: HttpRequest, pk: int, name: str) -> HttpResponse:
+    """One property in a project: what it measures and how well (its report card), how it agrees
+    with the team's labels on the runs chosen (`runs=`, `target_precision=`), its pass or fail, its
+    tolerance in comparisons, and whether it is a key property."""
+    project = _property_of(request, pk, name)
     criterion = criteria.criterion_for(project, name)
     initial = {**criterion.to_dict(), "key": name in project.key_properties}
     form = PassCriteriaForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
-        form.save(project, name)
+        form.save(project, name, request.user)
         messages.success(request, f"{name} saved: {criteria.criterion_for(project, name).describe()}.")
         return redirect("properties:property-settings", pk=project.pk, name=name)
     context = {
@@ -113,8 +123,83 @@ def property_settings(request: HttpRequest, pk: int, name: str) -> HttpResponse:
         .values_list("model", flat=True)
         .first(),
         "default": criteria.default_for(name),
+        "threshold_change": thresholds.latest_change(project, name),
+        **_agreement_context(project, name, request.GET),
     }
     return render(request, "properties/property_settings.html", context)
+
+
+def _agreement_context(project: Project, name: str, params) -> dict:
+    form = AgreementForm(params if params else None, project=project)
+    chosen = form.cleaned_data if form.is_bound and form.is_valid() else {}
+    runs = list(chosen.get("runs") or agreement.runs_of(project))
+    measured = agreement.measure(project, name, runs, chosen.get("target_precision"))
+    figure = None
+    if not measured.categorical and measured.good + measured.bad:
+        suggestion = measured.figures.suggestion if measured.figures else None
+        figure = agreement_chart.distribution_figure(
+            measured.address,
+            measured.good_values,
+            measured.bad_values,
+            measured.criterion,
+            measured.criterion.threshold if measured.criterion.judges else None,
+            suggestion.threshold if suggestion else None,
+        )
+    disagreements = [
+        (run, measured.disagreements[run.pk], f"where={quote('disagrees:' + measured.address)}")
+        for run in runs
+        if measured.disagreements.get(run.pk)
+    ]
+    return {
+        "agreement_form": form,
+        "agreement": measured,
+        "agreement_figure": figure,
+        "agreement_query": _agreement_query(form, chosen),
+        "disagreements": disagreements,
+        "agreement_minimum": agreement_stats.MIN_PER_LABEL,
+        "agreement_resamples": agreement_stats.BOOTSTRAP_RESAMPLES,
+    }
+
+
+def _agreement_query(form: AgreementForm, chosen: dict) -> str:
+    """The runs and target of the agreement shown, to come back to them after applying."""
+    pairs = [("runs", run.pk) for run in chosen.get("runs") or []]
+    if chosen.get("target_precision") is not None:
+        pairs.append(("target_precision", chosen["target_precision"]))
+    return urlencode(pairs)
+
+
+@require_POST
+def property_apply_threshold(request: HttpRequest, pk: int, name: str) -> HttpResponse:
+    """Apply the suggested threshold in one click: measured again, applied only if it is still the
+    one the page showed, and recorded with who applied it and on what."""
+    project = _property_of(request, pk, name)
+    form = ApplyThresholdForm(request.POST, project=project)
+    if not form.is_valid():
+        problems = "; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items())
+        messages.error(request, f"The threshold was not applied ({problems}).")
+        return redirect("properties:property-settings", pk=project.pk, name=name)
+    data = form.cleaned_data
+    back = reverse("properties:property-settings", args=[project.pk, name]) + "?" + _agreement_query(form, data)
+    runs = list(data["runs"] or agreement.runs_of(project))
+    measured = agreement.measure(project, name, runs, data["target_precision"])
+    suggestion = measured.figures.suggestion if measured.figures else None
+    if suggestion is None or (suggestion.threshold, measured.direction) != (data["threshold"], data["direction"]):
+        messages.error(request, "The labels or values changed since the page was shown: here is the suggestion now.")
+        return redirect(back)
+    thresholds.save_criterion(
+        project,
+        name,
+        direction=measured.direction,
+        threshold=suggestion.threshold,
+        tolerance=measured.criterion.tolerance,
+        user=request.user,
+        how=ThresholdChange.How.SUGGESTED,
+        note=agreement.describe_suggestion(measured),
+    )
+    criterion = criteria.criterion_for(project, name)
+    messages.success(request, f"{name}: {criterion.describe()}. Pass rates and filters use it from now on.")
+    return redirect(back)
 
 
 def _risk_factors(project: Project) -> list[tuple[str, str, float, str, bool]]:

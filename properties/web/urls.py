@@ -11,6 +11,11 @@ urlpatterns = [
     path("projects/<int:pk>/delete/", project_views.project_delete, name="project-delete"),
     path("projects/<int:pk>/rules/", project_views.project_rules, name="project-rules"),
     path("projects/<int:pk>/properties/<str:name>/", project_views.property_settings, name="property-settings"),
+    path(
+        "projects/<int:pk>/properties/<str:name>/apply-threshold/",
+        project_views.property_apply_threshold,
+        name="property-apply-threshold",
+    ),
     path("projects/<int:pk>/prompt-properties/new/", prompt_views.prompt_property_edit, name="prompt-property-create"),
     path("projects/<int:pk>/prompt-previews/<int:preview_pk>/", prompt_views.prompt_preview, name="prompt-preview"),
     path("projects/<int:pk>/keys/", prompt_views.project_keys, name="project-keys"),

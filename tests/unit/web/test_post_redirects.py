@@ -69,6 +69,10 @@ def posts(world: World) -> dict[str, tuple[str, dict]]:
             reverse("properties:property-settings", args=[project, "word_count"]),
             {"direction": "higher", "threshold": "5", "tolerance": "0.01", "key": "on"},
         ),
+        "properties:property-apply-threshold": (
+            reverse("properties:property-apply-threshold", args=[project, "word_count"]),
+            {"threshold": "5", "direction": "higher"},
+        ),
         "properties:project-rules": (
             reverse("properties:project-rules", args=[project]),
             {"rules": RULES},
