@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from properties.screen.datascreen import FilterError, split_address
+from properties.screen.filters import FilterError, split_address
 
 DEFAULT_RULES_FILE = Path(__file__).resolve().parent / "default_rules.yaml"
 ANNOTATIONS = ("good", "bad")

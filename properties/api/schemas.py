@@ -147,7 +147,11 @@ class InteractionFilters(Schema):
     filter: list[str] = Field(
         [],
         max_length=datascreen.MAX_CONDITIONS,
-        description=f"Property ranges, e.g. toxicity.output<0.1 (all must hold; at most {datascreen.MAX_CONDITIONS}).",
+        description=(
+            "Filters in the Data Screen's language, e.g. `toxicity.output < 0.1`, `failing:grounded_in_context`, "
+            '`annotation = bad OR text ~ "refund"` (repeated: all must hold; '
+            f"at most {datascreen.MAX_CONDITIONS} conditions)."
+        ),
     )
     annotation: Literal["good", "bad", "unknown"] | None = None
     limit: int = Field(50, ge=1, le=MAX_PAGE)
