@@ -433,6 +433,12 @@ class SortedByValue:
             self._count = self.interactions.count()
         return self._count
 
+    @property
+    def ids(self) -> list[int]:
+        """Every id in this order (exports): those with a value by value, then the others by id."""
+        missing = self.interactions.exclude(pk__in=self.values.values("interaction_id")).values_list("pk", flat=True)
+        return ids_of(self.ordered_ids) + ids_of(missing)
+
     def with_value(self) -> int:
         if self._with_value is None:
             self._with_value = self.values.count()
