@@ -145,6 +145,12 @@ def filtered_interactions(run: Run, query: ScreenQuery) -> QuerySet[Interaction]
     return _sorted(run, interactions, query.sort, interactions is not everything, matching)
 
 
+def matching_ids(run: Run, expression: Node, among: list[int]) -> set[int]:
+    """Which of these interactions of the run match a filter (annotation rules' `where:` blocks)."""
+    condition = _q(run, expression, ScreenQuery(expression=expression))
+    return set(run.interactions.filter(condition, pk__in=among).values_list("pk", flat=True))
+
+
 def _on_values_only(node: Node) -> bool:
     """Whether a part of the filter reads property values alone (then its ids come from the index)."""
     return all(isinstance(leaf, filters.PROPERTY_LEAVES) for leaf in filters.leaves(node))
