@@ -74,8 +74,8 @@ WORD: /[^\W\d][\w.\-]*/
 
 # What each terminal is, in the words of an error message.
 EXPECTED_WORDS = {
-    "ADDRESS": "a property (toxicity.output), metadata.<key>, annotation or text",
-    "STATUS": "failing:, passing: or na:",
+    "CONDITION": "a condition (like toxicity.output > 0.5 or failing:relevance)",
+    "ADDRESS": "a property (like toxicity.output)",
     "OP": "an operator (> >= < <= = != ~)",
     "NUMBER": "a number",
     "STRING": "a quoted text",
@@ -173,11 +173,10 @@ class TextCondition:
         return f"{self.field} ~ {_value_text(self.words)}"
 
 
-def _wrapped(node: Node, inside: type) -> str:
-    """A child as its parent prints it: in parentheses where the grammar would bind it otherwise."""
-    if isinstance(node, Or) or (isinstance(node, And) and inside is not Or):
-        return f"({node})"
-    return str(node)
+def _wrapped(node: Node) -> str:
+    """A child as its parent prints it: AND and OR in parentheses, where the grammar needs them or
+    a reader is helped by them (`(a AND b) OR c`)."""
+    return f"({node})" if isinstance(node, And | Or) else str(node)
 
 
 @dataclass(frozen=True)
@@ -186,7 +185,7 @@ class And:
     depth: int = field(default=1, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return " AND ".join(_wrapped(item, And) for item in self.items)
+        return " AND ".join(_wrapped(item) for item in self.items)
 
 
 @dataclass(frozen=True)
@@ -195,7 +194,7 @@ class Or:
     depth: int = field(default=1, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return " OR ".join(_wrapped(item, Or) for item in self.items)
+        return " OR ".join(_wrapped(item) for item in self.items)
 
 
 @dataclass(frozen=True)
@@ -204,7 +203,7 @@ class Not:
     depth: int = field(default=1, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return f"NOT {_wrapped(self.item, Not)}"
+        return f"NOT {_wrapped(self.item)}"
 
 
 Leaf = Union[Condition, StatusCondition, MetadataCondition, AnnotationCondition, TextCondition]  # noqa: UP007
@@ -315,6 +314,8 @@ PARSER = Lark(GRAMMAR, parser="lalr", lexer="contextual", transformer=_Tree(), m
 
 
 def _expected(names: set[str]) -> str:
+    if "STATUS" in names:  # the start of a condition: one example says more than a list
+        names = (names - {"ADDRESS", "STATUS"}) | {"CONDITION"}
     words = sorted({EXPECTED_WORDS.get(name, name) for name in names})
     return ", ".join(words[:-1]) + (" or " if len(words) > 1 else "") + words[-1] if words else "something else"
 
@@ -327,6 +328,8 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> FilterError:
     if isinstance(exc, UnexpectedToken):
         shown = str(exc.token)[:40]
         return FilterError(f"unexpected {shown!r}; expected {_expected(exc.expected)}", column)
+    if isinstance(exc, UnexpectedCharacters) and exc.char == ",":
+        return FilterError("a comma does not join conditions: write AND or OR between them", column)
     if isinstance(exc, UnexpectedCharacters):
         return FilterError(f"unexpected {exc.char!r}; expected {_expected(exc.allowed or set())}", column)
     return FilterError("not a filter", column)
