@@ -28,7 +28,6 @@ from properties.quality import criteria
 from properties.scorers import registry
 from properties.screen import filters
 from properties.screen.filters import (
-    MAX_CONDITIONS,
     AnnotationCondition,
     Condition,
     FilterError,
@@ -38,8 +37,6 @@ from properties.screen.filters import (
     TextCondition,
     split_address,
 )
-
-__all__ = ["MAX_CONDITIONS", "Condition", "FilterError", "StatusCondition", "split_address"]
 
 PAGE_SIZE = 50
 TEXT_COLUMNS = ("input", "output", "annotation")
@@ -93,10 +90,6 @@ class ScreenQuery:
             return
         if len(texts) > 1:
             self.where = str(self.expression)
-
-    @property
-    def conditions(self) -> list[filters.Leaf]:
-        return filters.leaves(self.expression) if self.expression is not None else []
 
     def params(self, **changes) -> str:
         """The query string of this view with some parameters changed (for links)."""

@@ -169,7 +169,8 @@ def test_a_filtered_page_sorted_by_another_property_reads_the_sorted_index_in_sl
 
 
 def test_a_view_refuses_more_than_max_conditions_and_says_so(run):
-    from properties.screen.datascreen import MAX_CONDITIONS, ScreenQuery
+    from properties.screen.datascreen import ScreenQuery
+    from properties.screen.filters import MAX_CONDITIONS
 
     params = QueryDict(mutable=True)
     params.setlist("where", ["toxicity.output>0.5"] * (MAX_CONDITIONS + 10))
