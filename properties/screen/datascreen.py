@@ -200,7 +200,7 @@ def _q(run: Run, node: Node, query: ScreenQuery) -> Q:
     if isinstance(node, TextCondition):
         return _text_q({"text": "both"}.get(node.field, node.field), node.words)
     if isinstance(node, MetadataCondition):
-        return _metadata_q(node)
+        return _metadata_q(run, node)
     return Q(pk__in=_matching_ids(run, node, query))
 
 
@@ -213,13 +213,16 @@ def _text_q(search_in: str, words: str) -> Q:
     return text
 
 
-def _metadata_q(condition: MetadataCondition) -> Q:
+def _metadata_q(run: Run, condition: MetadataCondition) -> Q:
     """A metadata key compared with a value; `!=` holds only where the key is present, as `!=` on a
-    property holds only where it has a value."""
+    property holds only where it has a value. As a subquery: a missing key makes the comparison
+    NULL in SQL, and NOT NULL is not true, so NOT would lose the interactions without the key."""
     key = f"metadata__{condition.key}"
     if condition.op == "!=":
-        return Q(metadata__has_key=condition.key) & ~Q(**{f"{key}__exact": condition.value})
-    return Q(**{f"{key}__{NUMERIC_LOOKUPS[condition.op]}": condition.value})
+        matches = Q(metadata__has_key=condition.key) & ~Q(**{f"{key}__exact": condition.value})
+    else:
+        matches = Q(**{f"{key}__{NUMERIC_LOOKUPS[condition.op]}": condition.value})
+    return Q(pk__in=run.interactions.filter(matches).values("pk"))
 
 
 def _matching_ids(run: Run, condition: Condition | StatusCondition, query: ScreenQuery) -> QuerySet:

@@ -1,8 +1,12 @@
+from urllib.parse import urlencode
+
 import pytest
 from django.http import QueryDict
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from properties.models import PropertyValue
-from properties.screen import datascreen
+from properties.screen import datascreen, filters
 from tests.factories import InteractionFactory, RunFactory
 
 
@@ -176,3 +180,97 @@ def test_a_view_refuses_more_than_max_conditions_and_says_so(run):
     params.setlist("where", ["toxicity.output>0.5"] * (MAX_CONDITIONS + 10))
     query = ScreenQuery.from_params(params)
     assert query.expression is None and f"at most {MAX_CONDITIONS}" in query.error
+
+
+# --- property-based: the query of any filter keeps exactly what the filter says ------------------
+
+ROWS = {  # user_interaction_id: (toxicity, content_type, annotation, metadata)
+    "a": (0.9, "other", "good", {"model": "gpt-4o", "tokens": 120}),
+    "b": (0.2, "sql", "bad", {"model": "gpt-4o-mini", "tokens": 80}),
+    "c": (0.6, "json", "unknown", {}),
+    "d": (None, None, "unknown", {"tokens": 5}),
+}
+LEAVES = [
+    "toxicity.output > 0.5",
+    "toxicity.output <= 0.2",
+    "toxicity.output != 0.6",
+    "content_type = sql",
+    "content_type != json",
+    "failing:toxicity.output",
+    "passing:toxicity.output",
+    "na:toxicity.output",
+    "annotation = unknown",
+    "annotation != good",
+    'text ~ "please"',
+    "output ~ select",
+    "metadata.model = gpt-4o",
+    "metadata.tokens >= 80",
+    "metadata.tokens != 5",
+]
+
+
+def holds(leaf: str, uid: str, row_input: str, row_output: str) -> bool:
+    """What each leaf means, written out by hand for the rows above."""
+    toxicity, kind, annotation, metadata = ROWS[uid]
+    return {
+        "toxicity.output > 0.5": toxicity is not None and toxicity > 0.5,
+        "toxicity.output <= 0.2": toxicity is not None and toxicity <= 0.2,
+        "toxicity.output != 0.6": toxicity is not None and toxicity != 0.6,
+        "content_type = sql": kind == "sql",
+        "content_type != json": kind is not None and kind != "json",
+        "failing:toxicity.output": toxicity is not None and toxicity >= 0.5,
+        "passing:toxicity.output": toxicity is not None and toxicity < 0.5,
+        "na:toxicity.output": False,
+        "annotation = unknown": annotation == "unknown",
+        "annotation != good": annotation != "good",
+        'text ~ "please"': "please" in (row_input + "\n" + row_output).lower(),
+        "output ~ select": "select" in row_output.lower(),
+        "metadata.model = gpt-4o": metadata.get("model") == "gpt-4o",
+        "metadata.tokens >= 80": metadata.get("tokens", -1) >= 80,
+        "metadata.tokens != 5": "tokens" in metadata and metadata["tokens"] != 5,
+    }[leaf]
+
+
+filter_texts = st.recursive(
+    st.sampled_from(LEAVES),
+    lambda children: st.one_of(
+        st.tuples(children, st.sampled_from(["AND", "OR"]), children).map(lambda t: f"({t[0]}) {t[1]} ({t[2]})"),
+        children.map(lambda text: f"NOT ({text})"),
+    ),
+    max_leaves=6,
+)
+
+
+@pytest.fixture
+def described_run(run):
+    run.project.pass_criteria = {"toxicity": {"direction": "lower", "threshold": 0.5}}
+    run.project.save()
+    for interaction in run.interactions.all():
+        interaction.metadata = ROWS[interaction.user_interaction_id][3]
+        interaction.save()
+    return run
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=filter_texts)
+def test_any_filter_keeps_what_it_says(described_run, text):
+    """Through the Data Screen's fast paths (id sets) and the general query (one Q, as PostgreSQL
+    and annotation rules use it), every filter keeps the rows its meaning keeps."""
+    tree = filters.parse(text)
+    interactions = {i.user_interaction_id: i for i in described_run.interactions.all()}
+
+    def meaning(node, uid):
+        if isinstance(node, filters.And):
+            return all(meaning(item, uid) for item in node.items)
+        if isinstance(node, filters.Or):
+            return any(meaning(item, uid) for item in node.items)
+        if isinstance(node, filters.Not):
+            return not meaning(node.item, uid)
+        leaf = next(leaf for leaf in LEAVES if filters.parse(leaf) == node)
+        return holds(leaf, uid, interactions[uid].input, interactions[uid].output)
+
+    expected = sorted(uid for uid in ROWS if meaning(tree, uid))
+    assert sorted(ids(described_run, urlencode({"where": text}))) == expected
+    everything = described_run.interactions.all()
+    pks = datascreen.matching_ids(described_run, tree, [i.pk for i in everything])
+    assert sorted(i.user_interaction_id for i in everything if i.pk in pks) == expected
