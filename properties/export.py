@@ -28,8 +28,8 @@ from properties.screen import datascreen
 from properties.screen.datascreen import ScreenQuery, property_addresses, values_by_interaction
 from properties.screen.interaction_panel import document_text
 
-# Interactions per page: each page reads its interactions and all their values with their spans
-# (20,000 rows of bench/export.py stream at the peak memory it prints with this size).
+# Interactions per page: each page reads its interactions and all their values with their spans.
+# bench/export.py: peak memory 26 MB above idle for 2,000 rows, 27 MB for 20,000 (~2,700 rows/s).
 EXPORT_PAGE = 1000
 # Chunks (CSV rows, JSON records) taken from the database per step when streaming under ASGI.
 ASYNC_STEP = 500

@@ -37,8 +37,6 @@ ORDERING = (">", ">=", "<", "<=")
 EQUALITY = ("=", "!=")
 CONTAINS = "~"
 
-# The filter box's placeholder (tests/unit/screen/test_filters.py parses it).
-EXAMPLE = "toxicity.output > 0.5 AND (content_type = sql OR failing:grounded_in_context)"
 # A filter is typed into one box or one URL parameter: far more than a person writes, far less
 # than would make parsing or the query it builds costly.
 MAX_CHARS = 2_000

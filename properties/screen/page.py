@@ -16,7 +16,7 @@ from properties.projects import project_templates
 from properties.quality import criteria, pass_rates
 from properties.quality.criteria import Criterion
 from properties.scorers import registry
-from properties.screen import datascreen, filters, interaction_panel
+from properties.screen import datascreen, interaction_panel
 
 # Columns when a project names no key properties: the first of these it scores, else the first
 # addresses in alphabetical order.
@@ -151,7 +151,6 @@ def screen_context(run: Run, params: QueryDict, session: SessionBase) -> dict[st
         "run": run,
         "progress": progress.run_progress(run),
         "query": query,
-        "filter_example": filters.EXAMPLE,
         "params": params,
         "page": page,
         "rows": rows_for(page, values, columns, judged),
