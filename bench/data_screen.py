@@ -41,6 +41,7 @@ CASES = {
     "failing filter": "where=failing:metric_00.output",
     "failing + sorted": "where=failing:metric_01.output&sort=-metric_02.output",
     "panel open": "where=failing:metric_00.output&i=first",
+    "OR and NOT filter": "where=metric_00.output > 0.9 OR (failing:metric_01.output AND NOT annotation = good)",
     "pass rates (cached)": "pass-rates",
 }
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 from properties.annotations import rules
 from properties.models import Annotation, AnnotationSource, Interaction, PropertyValue, Run, ScoringChunk, ScoringJob
 from properties.pipeline import dispatch, limits
+from properties.screen import datascreen
 
 # Interactions evaluated per query page: values for a page of this size are a few thousand rows.
 RULES_PAGE = 2000
@@ -82,9 +83,17 @@ def _close_chunk(job: ScoringJob) -> None:
 
 def apply_rules(blocks: list[rules.Block], interactions: list[Interaction]) -> None:
     wanted = rules.addresses(blocks)
-    values = _values_for([i.pk for i in interactions], wanted)
+    ids = [i.pk for i in interactions]
+    values = _values_for(ids, wanted)
+    # `where:` blocks are filters: the Data Screen's query says which of the page match each.
+    matches = {
+        number: datascreen.matching_ids(interactions[0].run, block.where, ids)
+        for number, block in enumerate(blocks)
+        if block.where is not None and interactions
+    }
     for interaction in interactions:
-        label, reason = rules.decide(blocks, values.get(interaction.pk, {}))
+        matched = frozenset(number for number, found in matches.items() if interaction.pk in found)
+        label, reason = rules.decide(blocks, values.get(interaction.pk, {}), matched)
         interaction.estimated_annotation = label
         # A person's label, or one uploaded with the data, stays; the rule's is kept beside it.
         if not interaction.labelled_by_people:

@@ -15,7 +15,8 @@ from typing import Any
 
 import yaml
 
-from properties.screen.datascreen import FilterError, split_address
+from properties.screen import filters
+from properties.screen.filters import FilterError, split_address
 
 DEFAULT_RULES_FILE = Path(__file__).resolve().parent / "default_rules.yaml"
 ANNOTATIONS = ("good", "bad")
@@ -93,9 +94,15 @@ class Block:
     annotation: str
     combine: str
     conditions: tuple[Condition, ...]
+    # `where:` instead of conditions: a filter of the Data Screen, which the database evaluates
+    # (annotation.apply_rules), so it may also name statuses, metadata, annotations and text.
+    where: filters.Node | None = None
 
-    def decide(self, values: dict[str, Any]) -> str | None:
-        """The reason this block labels the interaction, or None when it does not."""
+    def decide(self, values: dict[str, Any], matched: bool = False) -> str | None:
+        """The reason this block labels the interaction, or None when it does not; `matched`: whether
+        the interaction matches the block's `where:` filter."""
+        if self.where is not None:
+            return _shorten(f"matches {self.where}") if matched else None
         held = [c for c in self.conditions if c.holds(values.get(c.address))]
         if self.combine == "AND" and len(held) == len(self.conditions):
             return " and ".join(c.describe(values[c.address]) for c in held)
@@ -158,7 +165,11 @@ def parse_rules(text: str) -> list[Block]:
     if not isinstance(root, yaml.SequenceNode):
         raise RulesError([f"line {_line(root)}: the rules must be a list of blocks (each starting with '- ')"])
     blocks = [_block(node, problems) for node in root.value]
-    conditions = sum(len(block.conditions) for block in blocks if block is not None)
+    conditions = sum(
+        len(filters.leaves(block.where)) if block.where is not None else len(block.conditions)
+        for block in blocks
+        if block is not None
+    )
     if conditions > MAX_CONDITIONS:
         problems.append(f"the rules have {conditions:,} conditions; the limit is {MAX_CONDITIONS:,}")
     if len(problems) > MAX_PROBLEMS:
@@ -191,7 +202,7 @@ def _block(node: yaml.Node, problems: list[str]) -> Block | None:
     if keys is None:
         return None
     before = len(problems)
-    unknown = set(keys) - {"annotation", "operator", "conditions"}
+    unknown = set(keys) - {"annotation", "operator", "conditions", "where"}
     if unknown:
         problems.append(f"line {_line(node)}: unknown key(s) {', '.join(sorted(unknown))} in a block")
     annotation = _scalar(keys.get("annotation"), node, "annotation", problems)
@@ -200,6 +211,8 @@ def _block(node: yaml.Node, problems: list[str]) -> Block | None:
     combine = str(_scalar(keys.get("operator"), node, "operator", problems, default="AND")).upper()
     if combine not in COMBINERS:
         problems.append(f"line {_line(keys['operator'])}: a block's operator must be AND or OR, not {combine!r}")
+    if "where" in keys:
+        return _where_block(node, keys, str(annotation), problems, before)
     conditions_node = keys.get("conditions")
     if not isinstance(conditions_node, yaml.SequenceNode) or not conditions_node.value:
         where = _line(conditions_node) if conditions_node is not None else _line(node)
@@ -209,6 +222,27 @@ def _block(node: yaml.Node, problems: list[str]) -> Block | None:
     if len(problems) > before:
         return None
     return Block(str(annotation), combine, tuple(c for c in conditions if c is not None))
+
+
+def _where_block(node: yaml.Node, keys: dict[str, yaml.Node], annotation: str, problems: list[str], before: int):
+    """A block whose condition is one filter of the Data Screen's language (screen/filters.py)."""
+    if "conditions" in keys or "operator" in keys:
+        problems.append(f"line {_line(node)}: a block has either 'where' or 'conditions' (with 'operator'), not both")
+        return None
+    text = _scalar(keys["where"], node, "where", problems)
+    if not isinstance(text, str):
+        problems.append(
+            f"line {_line(keys['where'])}: 'where' is a filter, like: toxicity.output > 0.5 OR failing:pii_risk"
+        )
+        return None
+    try:
+        where = filters.parse(text)
+    except FilterError as exc:
+        problems.append(f"line {_line(keys['where'])}: where: {exc}")
+        return None
+    if len(problems) > before:
+        return None
+    return Block(annotation, "AND", (), where)
 
 
 def _scalar(node, parent, key: str, problems: list[str], default: Any = None) -> Any:
@@ -273,10 +307,11 @@ def addresses(blocks: Iterable[Block]) -> set[tuple[str, str]]:
     return {(c.prop, c.field) for block in blocks for c in block.conditions}
 
 
-def decide(blocks: list[Block], values: dict[str, Any]) -> tuple[str, str]:
-    """(annotation, reason) from the first block that holds; ("unknown", "") when none does."""
-    for block in blocks:
-        reason = block.decide(values)
+def decide(blocks: list[Block], values: dict[str, Any], matched: frozenset[int] = frozenset()) -> tuple[str, str]:
+    """(annotation, reason) from the first block that holds; ("unknown", "") when none does.
+    `matched`: the positions of the `where:` blocks whose filter the interaction matches."""
+    for number, block in enumerate(blocks):
+        reason = block.decide(values, number in matched)
         if reason is not None:
             return block.annotation, reason
     return "unknown", ""

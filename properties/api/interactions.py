@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import QuerySet, prefetch_related_objects
 from django.http import HttpRequest
 from ninja import Query, Router
 
 from properties.api.access import ApiError, run_for
 from properties.api.schemas import ERRORS, InteractionFilters, InteractionOut, InteractionPage, InteractionsIn, LogOut
-from properties.models import (
-    Interaction,
-    PropertyValue,
-)
+from properties.models import Interaction, Run
 from properties.quality import criteria
 from properties.screen import datascreen
 from properties.uploads import ingest
@@ -23,35 +19,13 @@ from properties.uploads import ingest
 router = Router()
 
 
-FILTER = re.compile(
-    r"^\s*([a-z][a-z0-9_]*)(?:\.(input|output))?\s*(<=|>=|==|!=|<|>|=)\s*(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*$"
-)
-
-
-LOOKUPS = {"<": "lt", "<=": "lte", ">": "gt", ">=": "gte", "=": "exact", "==": "exact"}
-
-
-def filter_interactions(interactions: QuerySet[Interaction], filters: list[str]) -> QuerySet[Interaction]:
-    """Keep interactions whose value satisfies every `name[.field] OP number` filter."""
-    for text in filters:
-        match = FILTER.match(text)
-        if match is None:
-            raise ApiError(
-                400, f"bad filter {text!r}: write property[.input|.output] OP number, e.g. toxicity.output<0.1"
-            )
-        name, field, op, number = match.groups()
-        if not field:
-            try:
-                name, field = datascreen.split_address(name)
-            except datascreen.FilterError as exc:
-                raise ApiError(400, f"bad filter {text!r}: {exc}") from None
-        values = PropertyValue.objects.filter(interaction=OuterRef("pk"), property_name=name, field=field, status="ok")
-        if op == "!=":
-            values = values.exclude(value=float(number)).filter(value__isnull=False)
-        else:
-            values = values.filter(**{f"value__{LOOKUPS[op]}": float(number)})
-        interactions = interactions.filter(Exists(values))
-    return interactions
+def filtered(run: Run, filters: InteractionFilters) -> QuerySet[Interaction] | datascreen.MatchedIds:
+    """The run's interactions that match the filters, in id order: the Data Screen's query."""
+    query = datascreen.ScreenQuery(annotation=filters.annotation or "")
+    query.set_filter([text for text in filters.filter if text.strip()])
+    if query.error:
+        raise ApiError(400, f"bad filter {query.where!r}: {query.error}")
+    return datascreen.filtered_interactions(run, query)
 
 
 def interaction_out(interaction: Interaction) -> dict[str, Any]:
@@ -90,10 +64,7 @@ def log_interactions(request: HttpRequest, run_id: int, payload: InteractionsIn)
 
 @router.get("/runs/{run_id}/interactions", response={200: InteractionPage, **ERRORS}, tags=["interactions"])
 def list_interactions(request: HttpRequest, run_id: int, filters: Query[InteractionFilters]) -> Any:
-    interactions = filter_interactions(run_for(request, run_id).interactions.all(), filters.filter)
-    if filters.annotation:
-        interactions = interactions.filter(annotation=filters.annotation)
-    page = interactions.order_by("pk").prefetch_related("property_values")[
-        filters.offset : filters.offset + filters.limit
-    ]
+    interactions = filtered(run_for(request, run_id), filters)
+    page = list(interactions[filters.offset : filters.offset + filters.limit])
+    prefetch_related_objects(page, "property_values")
     return {"count": interactions.count(), "items": [interaction_out(i) for i in page]}

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from ninja import Field, Schema
 
 from properties.projects import project_templates
-from properties.screen import datascreen
+from properties.screen import filters
 
 MAX_PAGE = 500
 
@@ -146,8 +146,12 @@ class InteractionPage(Schema):
 class InteractionFilters(Schema):
     filter: list[str] = Field(
         [],
-        max_length=datascreen.MAX_CONDITIONS,
-        description=f"Property ranges, e.g. toxicity.output<0.1 (all must hold; at most {datascreen.MAX_CONDITIONS}).",
+        max_length=filters.MAX_CONDITIONS,
+        description=(
+            "Filters in the Data Screen's language, e.g. `toxicity.output < 0.1`, `failing:grounded_in_context`, "
+            '`annotation = bad OR text ~ "refund"` (repeated: all must hold; '
+            f"at most {filters.MAX_CONDITIONS} conditions)."
+        ),
     )
     annotation: Literal["good", "bad", "unknown"] | None = None
     limit: int = Field(50, ge=1, le=MAX_PAGE)

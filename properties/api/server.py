@@ -23,7 +23,7 @@ from properties.api.access import ApiError
 from properties.models import (
     ApiToken,
 )
-from properties.screen import datascreen
+from properties.screen import filters
 from properties.uploads import json_reading
 
 RATE_WINDOW_SECONDS = 60
@@ -102,7 +102,7 @@ def api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
 @api.exception_handler(TooManyFieldsSent)
 def too_many_fields(request: HttpRequest, exc: TooManyFieldsSent) -> HttpResponse:
     limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
-    detail = f"the request has more than {limit} parameters; a filter takes at most {datascreen.MAX_CONDITIONS} terms"
+    detail = f"the request has more than {limit} parameters; a filter takes at most {filters.MAX_CONDITIONS} terms"
     return api.create_response(request, {"detail": detail}, status=400)
 
 

@@ -1,12 +1,9 @@
 """The Data Screen's query: filters, sorting and one page of interactions with their values.
 
 Filters come from the URL so that a filtered view can be shared and survives a reload:
-  where=toxicity.output>0.5     a numeric range (operators > >= < <= = !=); repeat for AND
-  where=content_type=sql        a category (a non-numeric right-hand side compares labels)
-  where=failing:grounded_in_context   values on the wrong side of the property's threshold
-  where=passing:toxicity.output       ... on the right side; where=na:coverage: not applicable
-  where=disagrees:grounded_in_context verdict and a person's label differ (disagreement.py),
-                                      furthest from the threshold first unless sorted otherwise
+  where=<filter>                one expression of the filter language (filters.py), e.g.
+                                toxicity.output > 0.5 AND (content_type = sql OR failing:grounded_in_context);
+                                repeated `where=` parameters (older links) must all hold
   annotation=good|bad|unknown   and source=person|estimated
   q=refund&in=input|output|both text search
   errors=1                      interactions with at least one property error
@@ -15,8 +12,9 @@ Filters come from the URL so that a filtered view can be shared and survives a r
 
 from __future__ import annotations
 
-import re
+import operator
 from dataclasses import dataclass, field
+from functools import reduce
 from urllib.parse import urlencode
 
 from django.core.exceptions import EmptyResultSet
@@ -28,102 +26,32 @@ from django.http import QueryDict
 from properties.models import Interaction, PropertyValue, Run
 from properties.quality import criteria
 from properties.scorers import registry
-from properties.screen import disagreement
+from properties.screen import disagreement, filters
+from properties.screen.filters import (
+    AnnotationCondition,
+    Condition,
+    FilterError,
+    MetadataCondition,
+    Node,
+    StatusCondition,
+    TextCondition,
+    split_address,
+)
 
 PAGE_SIZE = 50
 TEXT_COLUMNS = ("input", "output", "annotation")
 SORTABLE_COLUMNS = {"id": "pk", "annotation": "annotation", "user_interaction_id": "user_interaction_id"}
-STATUS_CONDITION = re.compile(r"^\s*(?P<status>failing|passing|na|disagrees):\s*(?P<address>[\w.\[\]]+)\s*$")
-CONDITION = re.compile(r"^\s*(?P<address>[\w.\[\]]+)\s*(?P<op>>=|<=|!=|=|>|<)\s*(?P<value>.*?)\s*$")
 NUMERIC_LOOKUPS = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte", "=": "exact"}
-
-
-class FilterError(ValueError):
-    pass
-
-
-@dataclass(frozen=True)
-class Condition:
-    prop: str
-    field: str
-    op: str
-    value: float | str
-
-    @property
-    def address(self) -> str:
-        return self.prop if self.field == "interaction" else f"{self.prop}.{self.field}"
-
-    def __str__(self) -> str:
-        value = self.value if isinstance(self.value, str) else f"{self.value:g}"
-        return f"{self.address}{self.op}{value}"
-
-
-def split_address(address: str) -> tuple[str, str]:
-    """`toxicity.output` -> ("toxicity", "output"); `grounded_in_context` -> (..., "interaction").
-
-    A property scored on one field needs no field name (`content_type` is `content_type.output`);
-    one scored on several must name it, and the error shows how.
-    """
-    prop, _, field_name = address.partition(".")
-    if field_name and field_name not in PropertyValue.Field.values:
-        raise FilterError(f"{address!r}: the field must be input, output or interaction")
-    if field_name:
-        return prop, field_name
-    try:
-        fields = registry.get(prop).fields
-    except registry.RegistryError:
-        return prop, "interaction"  # a prompt property, or a name no scorer has: interaction-wide
-    if len(fields) > 1:
-        choices = " or ".join(f"{prop}.{name}" for name in fields)
-        raise FilterError(f"{prop!r} has a value per field: write {choices}")
-    return prop, fields[0]
-
-
-@dataclass(frozen=True)
-class StatusCondition:
-    """Interactions whose value of a property fails, passes, does not apply (criteria.py), or
-    contradicts a person's label (disagreement.py)."""
-
-    prop: str
-    field: str
-    status: str
-
-    @property
-    def address(self) -> str:
-        return self.prop if self.field == "interaction" else f"{self.prop}.{self.field}"
-
-    def __str__(self) -> str:
-        return f"{self.status}:{self.address}"
-
-
-def parse_condition(text: str) -> Condition | StatusCondition:
-    status = STATUS_CONDITION.match(text)
-    if status:
-        return StatusCondition(*split_address(status["address"]), status["status"])
-    match = CONDITION.match(text)
-    if not match:
-        raise FilterError(
-            f"{text!r} is not a condition like toxicity.output>0.5, content_type=sql or failing:grounded_in_context"
-        )
-    prop, field_name = split_address(match["address"])
-    raw = match["value"].strip("'\"")
-    try:
-        value: float | str = float(raw)
-    except ValueError:
-        if match["op"] not in ("=", "!="):
-            raise FilterError(f"{text!r}: {match['op']} needs a number") from None
-        value = raw
-    return Condition(prop, field_name, match["op"], value)
-
-
-# Conditions one view may hold: each is a subquery, and SQLite refuses an expression tree past
-# about a thousand ("Expression tree is too large"); no person writes more than a few.
-MAX_CONDITIONS = 50
 
 
 @dataclass
 class ScreenQuery:
-    conditions: list[Condition | StatusCondition] = field(default_factory=list)
+    # The filter as the box shows it: as typed, or the repeated `where=` parameters joined with AND.
+    where: str = ""
+    expression: Node | None = None
+    # A filter that does not parse: its message and column; the screen then shows no rows.
+    error: str = ""
+    error_column: int = 0
     annotation: str = ""
     source: str = ""
     search: str = ""
@@ -144,23 +72,29 @@ class ScreenQuery:
             sort=params.get("sort", ""),
             columns=[c for c in params.getlist("col") if c],
         )
-        wheres = [text for text in params.getlist("where") if text.strip()]
-        if len(wheres) > MAX_CONDITIONS:
-            query.problems.append(
-                f"{len(wheres)} conditions: at most {MAX_CONDITIONS} are applied; the others were dropped"
-            )
-            wheres = wheres[:MAX_CONDITIONS]
-        for text in wheres:
-            try:
-                query.conditions.append(parse_condition(text))
-            except FilterError as exc:
-                query.problems.append(str(exc))
+        query.set_filter([text for text in params.getlist("where") if text.strip()])
         return query
+
+    def set_filter(self, texts: list[str]) -> None:
+        """Parse the filter. Repeated ones (older links) must all hold: the box shows them joined with
+        AND, and an error's column counts in that joined text."""
+        if not texts:
+            return
+        joined = texts[0] if len(texts) == 1 else " AND ".join(f"({text})" for text in texts)
+        self.where = joined
+        try:
+            self.expression = filters.parse(joined)
+        except FilterError as exc:
+            self.error, self.error_column = str(exc), exc.column
+            self.problems.append(str(exc))
+            return
+        if len(texts) > 1:
+            self.where = str(self.expression)
 
     def params(self, **changes) -> str:
         """The query string of this view with some parameters changed (for links)."""
         values = {
-            "where": [str(c) for c in self.conditions],
+            "where": self.where,
             "annotation": self.annotation,
             "source": self.source,
             "q": self.search,
@@ -175,51 +109,125 @@ class ScreenQuery:
 
 
 def filtered_interactions(run: Run, query: ScreenQuery) -> QuerySet[Interaction] | SortedByValue | MatchedIds:
+    """The view's interactions in its order. A filter that does not parse shows none: a table of
+    every row under a filter the user believes applied would mislead."""
     everything = run.interactions.all()
+    if query.error:
+        return everything.none()
     interactions = everything
+    parts = filters.conjuncts(query.expression)
+    on_values = [part for part in parts if _on_values_only(part)]
     matching = None
-    if connection.vendor == "sqlite" or len(query.conditions) < 2:
-        matching = _condition_matches(run, query)
+    if connection.vendor == "sqlite" or len(on_values) < 2:
+        matching = _value_matches(run, on_values, query)
     else:
-        for condition in query.conditions:
-            interactions = interactions.filter(pk__in=_matching_ids(run, condition, query))
+        for part in on_values:
+            interactions = interactions.filter(_q(run, part, query))
+    for part in parts:
+        if part not in on_values:
+            interactions = interactions.filter(_q(run, part, query))
     if query.annotation:
         interactions = interactions.filter(annotation=query.annotation)
     if query.source:
         interactions = interactions.filter(annotation_source=query.source)
     if query.search:
-        text = Q()
-        if query.search_in in ("input", "both"):
-            text |= Q(input__icontains=query.search)
-        if query.search_in in ("output", "both"):
-            text |= Q(output__icontains=query.search)
-        interactions = interactions.filter(text)
+        interactions = interactions.filter(_text_q(query.search_in, query.search))
     if query.errors_only:
         errors = PropertyValue.objects.filter(run=run, status=PropertyValue.Status.ERROR).values("interaction_id")
         interactions = interactions.filter(pk__in=errors)
     narrowed = interactions is not everything
-    ordered = None if query.sort else disagreement.order_of(run, query.conditions)
+    # `disagrees:` lists the furthest from the threshold first, unless the view is sorted otherwise.
+    ordered = None if query.sort else disagreement.order_of(run, parts)
     if ordered is not None:
         return SortedMatches(interactions.order_by("pk"), ordered, matching, narrowed)
     return _sorted(run, interactions, query.sort, narrowed, matching)
 
 
-def _condition_matches(run: Run, query: ScreenQuery) -> set[int] | None:
-    """Ids matching every property condition, or None without conditions.
+def matching_ids(run: Run, expression: Node, among: list[int]) -> set[int]:
+    """Which of these interactions of the run match a filter (annotation rules' `where:` blocks)."""
+    condition = _q(run, expression, ScreenQuery(expression=expression))
+    return set(run.interactions.filter(condition, pk__in=among).values_list("pk", flat=True))
+
+
+def _on_values_only(node: Node) -> bool:
+    """Whether a part of the filter reads property values alone (then its ids come from the index)."""
+    return all(isinstance(leaf, filters.PROPERTY_LEAVES) for leaf in filters.leaves(node))
+
+
+def _value_matches(run: Run, parts: list[Node], query: ScreenQuery) -> set[int] | None:
+    """Ids matching every part on property values, or None without such parts.
 
     Each condition is one index-only read of the (run, property, field, value, interaction) index.
     One condition's ids come straight from that index, with no join to the interactions (PostgreSQL,
     a failing filter on 100k: 109 -> ~50 ms). For several, SQLite is faster when the id sets are
     intersected here (filtered page of bench/data_screen.py: 115 -> 83 ms); PostgreSQL intersects
     them faster itself (hash joins over index-only scans: 155 ms against 385 ms for the sets here).
+    OR and NOT within a part are unions and differences of the same sets.
     """
     matching: set[int] | None = None
-    for condition in query.conditions:
-        ids = set(ids_of(_matching_ids(run, condition, query)))
+    run_ids: list[set[int]] = []  # every interaction of the run, read once if a NOT needs it
+    for part in parts:
+        ids = _ids(run, part, query, run_ids)
         matching = ids if matching is None else matching & ids
         if not matching:
             break
     return matching
+
+
+def _ids(run: Run, node: Node, query: ScreenQuery, run_ids: list[set[int]]) -> set[int]:
+    if isinstance(node, filters.And):
+        found = _ids(run, node.items[0], query, run_ids)
+        for item in node.items[1:]:
+            if not found:
+                break
+            found &= _ids(run, item, query, run_ids)
+        return found
+    if isinstance(node, filters.Or):
+        return set().union(*(_ids(run, item, query, run_ids) for item in node.items))
+    if isinstance(node, filters.Not):
+        if not run_ids:
+            run_ids.append(set(ids_of(run.interactions.order_by().values_list("pk", flat=True))))
+        return run_ids[0] - _ids(run, node.item, query, run_ids)
+    return set(ids_of(_matching_ids(run, node, query)))
+
+
+def _q(run: Run, node: Node, query: ScreenQuery) -> Q:
+    """A part of the filter as a condition on the run's interactions."""
+    if isinstance(node, filters.And):
+        return reduce(operator.and_, (_q(run, item, query) for item in node.items))
+    if isinstance(node, filters.Or):
+        return reduce(operator.or_, (_q(run, item, query) for item in node.items))
+    if isinstance(node, filters.Not):
+        return ~_q(run, node.item, query)
+    if isinstance(node, AnnotationCondition):
+        matches = Q(annotation=node.value)
+        return matches if node.op == "=" else ~matches
+    if isinstance(node, TextCondition):
+        return _text_q({"text": "both"}.get(node.field, node.field), node.words)
+    if isinstance(node, MetadataCondition):
+        return _metadata_q(run, node)
+    return Q(pk__in=_matching_ids(run, node, query))
+
+
+def _text_q(search_in: str, words: str) -> Q:
+    text = Q()
+    if search_in in ("input", "both"):
+        text |= Q(input__icontains=words)
+    if search_in in ("output", "both"):
+        text |= Q(output__icontains=words)
+    return text
+
+
+def _metadata_q(run: Run, condition: MetadataCondition) -> Q:
+    """A metadata key compared with a value; `!=` holds only where the key is present, as `!=` on a
+    property holds only where it has a value. As a subquery: a missing key makes the comparison
+    NULL in SQL, and NOT NULL is not true, so NOT would lose the interactions without the key."""
+    key = f"metadata__{condition.key}"
+    if condition.op == "!=":
+        matches = Q(metadata__has_key=condition.key) & ~Q(**{f"{key}__exact": condition.value})
+    else:
+        matches = Q(**{f"{key}__{NUMERIC_LOOKUPS[condition.op]}": condition.value})
+    return Q(pk__in=run.interactions.filter(matches).values("pk"))
 
 
 def _matching_ids(run: Run, condition: Condition | StatusCondition, query: ScreenQuery) -> QuerySet:
@@ -433,6 +441,12 @@ class SortedByValue:
         if self._count is None:
             self._count = self.interactions.count()
         return self._count
+
+    @property
+    def ids(self) -> list[int]:
+        """Every id in this order (exports): those with a value by value, then the others by id."""
+        missing = self.interactions.exclude(pk__in=self.values.values("interaction_id")).values_list("pk", flat=True)
+        return ids_of(self.ordered_ids) + ids_of(missing)
 
     def with_value(self) -> int:
         if self._with_value is None:

@@ -49,7 +49,7 @@ def panel_context(interaction: Interaction, highlight_address: str | None) -> di
     documents = [
         (
             f"information_retrieval[{i}]",
-            highlight.segments(_document_text(document), spans.get(f"information_retrieval[{i}]", [])),
+            highlight.segments(document_text(document), spans.get(f"information_retrieval[{i}]", [])),
         )
         for i, document in enumerate(interaction.information_retrieval)
     ]
@@ -68,7 +68,7 @@ def panel_context(interaction: Interaction, highlight_address: str | None) -> di
     }
 
 
-def _document_text(document: Any) -> str:
+def document_text(document: Any) -> str:
     """Spans index into the document's text: a string, or the text of a record (as the scorers read it)."""
     if isinstance(document, dict):
         for key in ("content", "text", "page_content"):

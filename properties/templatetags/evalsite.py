@@ -29,6 +29,12 @@ def percent(fraction: float | None) -> str:
     return "—" if fraction is None else f"{100 * fraction:.0f}%"
 
 
+@register.filter
+def caret(column: int) -> str:
+    """A mark under the character at a 1-based column of a line shown above it in monospace."""
+    return " " * max(0, column - 1) + "^"
+
+
 @register.simple_tag
 def queue_problems(job) -> list:
     """The queues this unfinished job has work waiting on that no live worker takes (worker heartbeats)."""

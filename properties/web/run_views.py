@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -17,6 +17,7 @@ from properties.models import (
     ScoringJob,
 )
 from properties.pipeline import deletion, limits, progress, scoring
+from properties.screen import datascreen
 from properties.screen import page as screen
 from properties.web.access import run_for
 from properties.web.forms import (
@@ -52,14 +53,19 @@ def run_annotate(request: HttpRequest, pk: int) -> HttpResponse:
 EXPORT_FORMATS = ("csv", "json")
 
 
-def run_export(request: HttpRequest, pk: int, file_format: str) -> StreamingHttpResponse:
+def run_export(request: HttpRequest, pk: int, file_format: str) -> HttpResponse:
+    """The Data Screen's view (its URL's filter, search and sort) as a file, streamed."""
     run = run_for(request, pk)
     if file_format not in EXPORT_FORMATS:
         raise Http404("Export as .csv or .json.")
+    query = datascreen.ScreenQuery.from_params(request.GET)
+    if query.error:
+        message = f"The filter is not applied, so nothing is exported: {query.error}"
+        return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
     if file_format == "csv":
-        stream, content_type = export.csv_stream(export.run_csv_rows(run)), "text/csv"
+        stream, content_type = export.csv_stream(export.run_csv_rows(run, query)), "text/csv"
     else:
-        stream, content_type = export.json_stream(export.run_records(run)), "application/json"
+        stream, content_type = export.json_stream(export.run_records(run, query)), "application/json"
     response = StreamingHttpResponse(export.for_server(request, stream), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.{file_format}"'
     return response

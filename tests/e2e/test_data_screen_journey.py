@@ -62,7 +62,7 @@ def test_upload_two_runs_filter_highlight_annotate_and_compare(page, live_server
 
     page.get_by_role("link", name="RAG bot").click()
     page.get_by_role("link", name="v1", exact=True).click()
-    page.get_by_label("New condition").fill("word_count.output>=3")
+    page.get_by_label("Filter", exact=True).fill("word_count.output>=3")
     page.get_by_role("button", name="Apply").click()
     expect(page.get_by_test_id("match-count")).to_have_text("2 interactions")
     assert "where=word_count.output" in page.url, "filters live in the URL"

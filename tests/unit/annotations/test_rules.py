@@ -60,6 +60,13 @@ def test_blocks_are_tried_in_order_and_label_only_unlabelled_rows():
         ("- annotation: bad\n  operator: XOR\n  conditions:\n    - {property: x, operator: GT, value: 1}", "line 2:"),
         ("- annotation: bad\n  conditions:\n    - {operator: GT, value: 1}", "line 3: missing 'property'"),
         ("", "the rules are empty"),
+        ("- annotation: bad\n  where: toxicity.output >", "line 2: where: column 18: the filter ends too early"),
+        ("- annotation: bad\n  where: [a]", "line 2: 'where' must be a single value"),
+        (
+            "- annotation: bad\n  where: toxicity.output > 1\n"
+            "  conditions:\n    - {property: x, operator: GT, value: 1}",
+            "line 1: a block has either 'where' or 'conditions'",
+        ),
     ],
 )
 def test_invalid_rules_name_the_line_and_reason(text, message):
@@ -94,6 +101,41 @@ def test_the_rules_job_estimates_labels_and_keeps_a_persons(django_capture_on_co
     assert score.score == pytest.approx(2 / 3)
     assert score.person_score == 1.0
     assert (score.agreement_count, score.agreement_total) == (0, 1)
+
+
+WHERE_RULES = """
+- annotation: bad
+  where: failing:toxicity.output OR (content_type = sql AND text ~ "drop table")
+- annotation: good
+  operator: AND
+  conditions:
+    - {property: toxicity.output, operator: LE, value: 0.5}
+"""
+
+
+@pytest.mark.django_db
+def test_a_block_may_be_a_filter_of_the_data_screen(django_capture_on_commit_callbacks):
+    """`where:` takes the Data Screen's language, evaluated by the same query, beside plain blocks."""
+    project = ProjectFactory(annotation_rules=WHERE_RULES)
+    run = RunFactory(project=project)
+    rows = [(0.9, "other", "fine"), (0.1, "sql", "DROP TABLE users;"), (0.1, "sql", "select 1"), (None, "", "none")]
+    made = []
+    for toxicity, kind, output in rows:
+        interaction = InteractionFactory(run=run, output=output)
+        if toxicity is not None:
+            add_value(interaction, "toxicity", value=toxicity)
+            add_value(interaction, "content_type", label=kind)
+        made.append(interaction)
+    blocks = rules.parse_rules(WHERE_RULES)
+    assert str(blocks[0].where) == 'failing:toxicity.output OR (content_type.output = sql AND text ~ "drop table")'
+    with django_capture_on_commit_callbacks(execute=True):
+        job = annotation.plan_annotation(run)
+    annotate_run_task(job.pk)
+    labels = []
+    for interaction in made:
+        interaction.refresh_from_db()
+        labels.append((interaction.annotation, interaction.annotation_reason.split(" ")[0]))
+    assert labels == [("bad", "matches"), ("bad", "matches"), ("good", "toxicity.output=0.1"), ("unknown", "")]
 
 
 @pytest.mark.django_db

@@ -163,6 +163,26 @@ def test_interactions_filter_on_property_ranges_and_annotation(client, user, aut
     assert "write toxicity.input or toxicity.output" in ambiguous.json()["detail"]
 
 
+def test_interactions_filter_in_the_data_screens_language(client, user, auth):
+    """The API reads the filters the Data Screen shows: statuses, OR, NOT, annotation, text."""
+    run = RunFactory(project=ProjectFactory(owner=user))
+    _values(run, [(0.05, "good"), (0.7, "bad"), (0.09, "bad")])
+    url = f"/api/runs/{run.pk}/interactions"
+
+    def uids(text):
+        response = client.get(url, {"filter": text}, **auth)
+        assert response.status_code == 200, response.json()
+        return [item["properties"]["toxicity.output"] for item in response.json()["items"]]
+
+    assert uids("failing:toxicity.output") == [0.7]
+    assert uids("passing:toxicity.output AND annotation = bad") == [0.09]
+    assert uids("toxicity.output < 0.06 OR toxicity.output > 0.5") == [0.05, 0.7]
+    assert uids("NOT annotation = good") == [0.7, 0.09]
+    broken = client.get(url, {"filter": "failing:toxicity.output AND"}, **auth)
+    assert broken.status_code == 400
+    assert "column 28: the filter ends too early" in broken.json()["detail"]
+
+
 def test_a_property_scored_on_one_field_needs_no_field_name(client, user, auth):
     run = RunFactory(project=ProjectFactory(owner=user))
     for interaction, valid in zip(InteractionFactory.create_batch(2, run=run), [1.0, 0.0], strict=True):

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 import pytest
 
 from properties.models import ApiToken
-from properties.screen.datascreen import MAX_CONDITIONS
+from properties.screen.filters import MAX_CONDITIONS
 from properties.uploads.file_formats import MAX_COLUMNS
 from tests.factories import ProjectFactory, RunFactory, UserFactory
 

@@ -1,6 +1,6 @@
 """Not applicable is a state: a property whose required field is absent stores "not applicable"
 with its reason, through the real scoring path, and every surface says so (issue: behaviour
-suites). Summaries leave it out; progress counts it apart from failures; exports write an empty
+suites). Summaries leave it out; progress counts it apart from failures; exports write n/a and the reason, not an empty
 cell; the API answers null with the reason; the Data Screen shows "n/a" and filters on it."""
 
 import csv
@@ -103,13 +103,17 @@ def test_progress_says_how_many_do_not_apply(client, na_run):
     assert "1 not applicable" in page and "failed" not in page
 
 
-def test_exports_write_an_empty_cell_and_the_reason(client, na_run):
+def test_exports_write_not_applicable_with_the_reason(client, na_run):
     user, run, _ = na_run
     client.force_login(user)
     response = client.get(reverse("properties:run-export", args=[run.pk, "csv"]))
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
     by_id = {row["user_interaction_id"]: row for row in rows}
-    assert by_id["lacking"]["retrieval_relevance"] == ""
+    assert (
+        by_id["lacking"]["retrieval_relevance"].startswith("n/a: ")
+        and "documents" in by_id["lacking"]["retrieval_relevance"]
+    )
+    assert by_id["lacking"]["retrieval_relevance verdict"] == "n/a"
     assert float(by_id["complete"]["retrieval_relevance"]) > 0
     response = client.get(reverse("properties:run-export", args=[run.pk, "json"]))
     records = {r["user_interaction_id"]: r for r in _json_records(response)}

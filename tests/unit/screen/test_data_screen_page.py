@@ -101,7 +101,7 @@ def test_failing_passing_and_not_applicable_filters(client_in, run):
     page = client_in.get(reverse("properties:run-detail", args=[run.pk]), {"where": "failing:sentiment.output"})
     assert "sentiment.output neither passes nor fails" in page.content.decode()
     query = datascreen.ScreenQuery.from_params(QueryDict("where=failing:grounded_in_context"))
-    assert str(query.conditions[0]) == "failing:grounded_in_context.output", "the property's own field"
+    assert str(query.expression) == "failing:grounded_in_context.output", "the property's own field"
 
 
 def test_key_properties_are_the_default_columns_and_a_choice_is_remembered(client_in, run):

@@ -157,6 +157,54 @@ def test_exports(client_in, run):
     assert client_in.get(reverse("properties:run-export", args=[run.pk, "xml"])).status_code == 404
 
 
+def _download(client, run, file_format, **params):
+    response = client.get(reverse("properties:run-export", args=[run.pk, file_format]), params)
+    body = b"".join(response.streaming_content).decode()
+    return json.loads(body) if file_format == "json" else list(csv.DictReader(io.StringIO(body, newline="")))
+
+
+def test_exports_follow_the_view_and_carry_verdicts_and_evidence(client_in, run):
+    """The filter, search and sort of the Data Screen's URL; pass or fail; the spans with their text."""
+    second = run.interactions.get(user_interaction_id="row-1")
+    value = second.property_values.get(property_name="toxicity")
+    value.spans = [{"field": "output", "start": 0, "end": 6, "label": "insult", "score": 0.9, "note": "rude"}]
+    value.save()
+    view = {"where": "failing:toxicity.output OR toxicity.output < 0.2", "sort": "-toxicity.output"}
+    page = client_in.get(reverse("properties:run-detail", args=[run.pk]), view)
+    shown = [row.interaction.user_interaction_id for row in page.context["rows"]]
+    assert shown == ["row-1", "row-0"]
+
+    rows = _download(client_in, run, "csv", **view)
+    assert [row["user_interaction_id"] for row in rows] == shown
+    assert [row["toxicity.output verdict"] for row in rows] == ["fail", "pass"]
+    assert json.loads(rows[0]["toxicity.output evidence"]) == [
+        {"field": "output", "text": "answer", "label": "insult", "score": 0.9, "note": "rude"}
+    ]
+    assert rows[1]["toxicity.output evidence"] == ""
+    records = _download(client_in, run, "json", **view)
+    assert [record["user_interaction_id"] for record in records] == shown
+    toxicity = records[0]["properties"]["toxicity.output"]
+    assert toxicity["verdict"] == "fail" and toxicity["evidence"][0]["text"] == "answer"
+    # Repeated `where=` (older links), annotation and search are the view too.
+    assert len(_download(client_in, run, "csv", where=["toxicity.output > 0.2", "toxicity.output < 0.5"])) == 1
+    assert [r["user_interaction_id"] for r in _download(client_in, run, "json", q="answer 2")] == ["row-2"]
+
+
+def test_an_export_under_a_broken_filter_is_refused_with_the_reason(client_in, run):
+    response = client_in.get(reverse("properties:run-export", args=[run.pk, "csv"]), {"where": "toxicity.output >"})
+    assert response.status_code == 400 and response["Content-Type"].startswith("text/plain")
+    assert "column 18: the filter ends too early" in response.content.decode()
+
+
+def test_the_screen_keeps_a_broken_filter_and_shows_no_rows(client_in, run):
+    page = client_in.get(reverse("properties:run-detail", args=[run.pk]), {"where": "toxicity.output > <b>"})
+    html = page.content.decode()
+    assert page.context["rows"] == []
+    assert 'value="toxicity.output &gt; &lt;b&gt;"' in html and 'aria-invalid="true"' in html
+    assert "column 19: unexpected &#x27;&lt;&#x27;" in html and "<b>" not in html.split("filter-error", 1)[1][:600]
+    assert "Export this view" not in html
+
+
 FORMULAS = ['=HYPERLINK("http://evil.example","x")', "=cmd|' /C calc'!A0", "+1+2", "-2+3", "@SUM(A1)", "\tx", "\rx"]
 
 
