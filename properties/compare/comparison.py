@@ -290,6 +290,8 @@ class DiffRows:
     pairs: list[tuple[int, int, float | None, float | None]]
     matched: int
     within_tolerance: int
+    # Matched pairs with no value in either run (not applicable, an error, not scored): no change.
+    without_values: int = 0
 
 
 def changed_pairs(run_a: Run, run_b: Run, address: str | None, tolerance: float = 0.0) -> DiffRows:
@@ -302,15 +304,18 @@ def changed_pairs(run_a: Run, run_b: Run, address: str | None, tolerance: float 
                 run__in=[run_a, run_b], property_name=prop, field=field_name or "interaction", status="ok"
             ).values_list("interaction_id", "value")
         )
-    rows, hidden = [], 0
+    rows, hidden, empty = [], 0, 0
     for a, b in pairs:
         value_a, value_b = values.get(a), values.get(b)
+        if value_a is None and value_b is None:
+            empty += 1
+            continue
         if value_a is not None and value_b is not None and abs(value_b - value_a) < tolerance:
             hidden += 1
             continue
         rows.append((a, b, value_a, value_b))
     rows.sort(key=lambda row: (_delta(row) is None, -abs(_delta(row) or 0.0), row[0]))
-    return DiffRows(rows, len(pairs), hidden)
+    return DiffRows(rows, len(pairs), hidden, empty)
 
 
 def _delta(row: tuple[int, int, float | None, float | None]) -> float | None:
