@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -10,16 +11,20 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from properties.annotations import rules
+from properties.annotations import project_rules, rules
 from properties.models import Annotation, AnnotationSource, Interaction, PropertyValue, Run, ScoringChunk, ScoringJob
 from properties.pipeline import dispatch, limits
 
 # Interactions evaluated per query page: values for a page of this size are a few thousand rows.
 RULES_PAGE = 2000
+# A preview answers in the web request: past this many interactions it stops and says how many it
+# read (10 pages of values).
+PREVIEW_LIMIT = 20_000
 
 
 def rules_for(run: Run) -> list[rules.Block]:
-    return rules.parse_rules(run.project.annotation_rules or rules.default_rules_text())
+    """The project's rules (or its defaults), checked against the properties it scores now."""
+    return project_rules.parse_for(run.project, project_rules.rules_text(run.project))
 
 
 def plan_annotation(run: Run) -> ScoringJob:
@@ -82,7 +87,7 @@ def _close_chunk(job: ScoringJob) -> None:
 
 def apply_rules(blocks: list[rules.Block], interactions: list[Interaction]) -> None:
     wanted = rules.addresses(blocks)
-    values = _values_for([i.pk for i in interactions], wanted)
+    values = values_for([i.pk for i in interactions], wanted)
     for interaction in interactions:
         label, reason = rules.decide(blocks, values.get(interaction.pk, {}))
         interaction.estimated_annotation = label
@@ -95,7 +100,7 @@ def apply_rules(blocks: list[rules.Block], interactions: list[Interaction]) -> N
     )
 
 
-def _values_for(ids: list[int], wanted: set[tuple[str, str]]) -> dict[int, dict[str, float | str]]:
+def values_for(ids: list[int], wanted: set[tuple[str, str]]) -> dict[int, dict[str, float | str]]:
     if not wanted:
         return {}
     which = Q()
@@ -106,6 +111,44 @@ def _values_for(ids: list[int], wanted: set[tuple[str, str]]) -> dict[int, dict[
     for value in rows.only("interaction_id", "property_name", "field", "value", "label"):
         result.setdefault(value.interaction_id, {})[value.address] = value.label or value.value
     return result
+
+
+@dataclass(frozen=True)
+class RulesPreview:
+    """What a rule set would label on a run, nothing saved: good, bad, and unchanged (no block holds,
+    so no estimate). `by_person` interactions carry a person's label, which stays shown either way."""
+
+    run: Run
+    good: int
+    bad: int
+    unchanged: int
+    by_person: int
+    read: int
+    total: int
+
+    @property
+    def partial(self) -> bool:
+        return self.read < self.total
+
+
+def preview_rules(blocks: list[rules.Block], run: Run) -> RulesPreview:
+    """Apply the rules in memory to the run's interactions (the first PREVIEW_LIMIT), a page at a time."""
+    wanted = rules.addresses(blocks)
+    counts: Counter[str] = Counter()
+    by_person = read = last = 0
+    interactions = run.interactions.order_by("pk").values_list("pk", "annotation_source")
+    while read < PREVIEW_LIMIT:
+        page = list(interactions.filter(pk__gt=last)[: min(RULES_PAGE, PREVIEW_LIMIT - read)])
+        if not page:
+            break
+        values = values_for([pk for pk, _ in page], wanted)
+        for pk, source in page:
+            counts[rules.decide(blocks, values.get(pk, {}))[0]] += 1
+            by_person += source == AnnotationSource.PERSON
+        read += len(page)
+        last = page[-1][0]
+    total = run.interactions.count() if read >= PREVIEW_LIMIT else read
+    return RulesPreview(run, counts["good"], counts["bad"], counts["unknown"], by_person, read, total)
 
 
 def annotate_by_person(interaction: Interaction, annotation: str, reason: str) -> None:

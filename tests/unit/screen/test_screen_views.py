@@ -97,6 +97,8 @@ def test_a_person_annotates_from_the_detail_pane(client_in, run):
 
 
 def test_rules_page_shows_errors_with_lines_and_keeps_the_saved_rules(client_in, run):
+    run.project.enabled_properties = ["toxicity"]  # rules may name only the properties the project scores
+    run.project.save()
     url = reverse("properties:project-rules", args=[run.project.pk])
     assert "annotation: bad" in client_in.get(url).content.decode()
     bad = "- annotation: bad\n  conditions:\n    - {property: toxicity.output, operator: HUGE, value: 1}\n"
