@@ -156,6 +156,7 @@ class RulesForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.project = project
         self.fields["run"].queryset = project.runs.live()
+        self.fields["run"].label_from_instance = lambda run: run.name
         self.blocks: list[Block] = []
 
     def clean_rules(self) -> str:
