@@ -177,6 +177,23 @@ def threshold_problem(prop: str, criterion: Criterion, threshold: float | None) 
     return f"{threshold:g} is outside {prop}'s range ({criterion.describe_range()}): every value would pass or fail"
 
 
+def save_criterion(
+    project: Project, prop: str, direction: str, threshold: float | None, tolerance: float | None, key: bool
+) -> None:
+    """Store a property's pass or fail in the project, and whether it is a key property (the
+    property settings page and the API; both have checked the threshold with threshold_problem)."""
+    stored = dict(project.pass_criteria or {})
+    stored[prop] = {
+        "direction": direction,
+        "threshold": threshold,
+        "tolerance": tolerance if tolerance is not None else DEFAULT_TOLERANCE,
+    }
+    keys = [name for name in project.key_properties if name != prop]
+    project.pass_criteria = stored
+    project.key_properties = [*keys, prop] if key else keys
+    project.save(update_fields=["pass_criteria", "key_properties"])
+
+
 def _finite(number: Any) -> bool:
     return isinstance(number, int | float) and not isinstance(number, bool) and math.isfinite(number)
 

@@ -362,13 +362,6 @@ class PassCriteriaForm(forms.Form):
 
     def save(self, project: Project, prop: str) -> None:
         data = self.cleaned_data
-        criteria = dict(project.pass_criteria or {})
-        criteria[prop] = {
-            "direction": data["direction"],
-            "threshold": data["threshold"],
-            "tolerance": data["tolerance"] if data["tolerance"] is not None else criteria_defaults.DEFAULT_TOLERANCE,
-        }
-        keys = [name for name in project.key_properties if name != prop]
-        project.pass_criteria = criteria
-        project.key_properties = [*keys, prop] if data["key"] else keys
-        project.save(update_fields=["pass_criteria", "key_properties"])
+        criteria_defaults.save_criterion(
+            project, prop, data["direction"], data["threshold"], data["tolerance"], data["key"]
+        )
