@@ -62,7 +62,7 @@ def _condition_problem(condition: rules.Condition, project: Project, known: list
     try:
         scorer = registry.get(prop)
     except registry.RegistryError:
-        return ""  # a prompt property: one interaction-wide score from 0 to 1, checked below
+        return ""  # a prompt property: its output type (a score or a category) decides its values
     if condition.field not in scorer.fields:
         fields = " or ".join(prop if name == "interaction" else f"{prop}.{name}" for name in scorer.fields)
         return f"{condition.address}: {prop} has no {condition.field} value; write {fields}"
