@@ -151,3 +151,18 @@ def test_a_row_not_applicable_in_both_runs_has_not_changed():
     ids = [pair[0] for pair in changed.pairs]
     assert len(ids) == 2 and changed.matched == 3 and changed.without_values == 1
     assert [(a, b) for _, _, a, b in changed.pairs] == [(0.2, 0.8), (0.5, None)]
+
+
+@pytest.mark.django_db
+def test_a_property_of_labels_changes_when_its_label_does():
+    """Labels have no number: once every row was "changed" with a dash on both sides."""
+    run_a = RunFactory()
+    run_b = RunFactory(project=run_a.project)
+    for uid, before, after in (("same", "sql", "sql"), ("moved", "sql", "other")):
+        add_value(InteractionFactory(run=run_a, user_interaction_id=uid, input=uid), "content_type", label=before)
+        add_value(InteractionFactory(run=run_b, user_interaction_id=uid, input=uid), "content_type", label=after)
+    changed = comparison.changed_pairs(run_a, run_b, "content_type.output", 0.01)
+    assert [(a, b) for _, _, a, b in changed.pairs] == [("sql", "other")]
+    assert changed.within_tolerance == 1
+    [row] = comparison.diff_rows(changed.pairs)
+    assert (row.labels, row.delta, row.change) == (True, None, "changed")
