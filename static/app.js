@@ -165,6 +165,9 @@ document.addEventListener("htmx:beforeRequest", function (event) {
 htmx.onLoad(function (root) {
   var panel = root.id === "detail-pane" ? root : root.querySelector && root.querySelector("#detail-pane");
   if (!panel) return;
+  // htmx announces the page's own load a moment after it starts: a panel requested since (a key
+  // pressed at once) is still loading.
+  if (root !== panel && paneLoading) return;
   var active = document.activeElement;
   if (active && panel.contains(active) && typing(active)) {
     active.blur();
@@ -175,8 +178,11 @@ htmx.onLoad(function (root) {
   paneLoading = false;
   runQueuedKeys();
 });
+// A panel that failed to load: the keys waiting for it are dropped (they were meant for it). Other
+// requests (the pass rates) neither hold nor drop keys.
 document.addEventListener("htmx:afterRequest", function (event) {
-  if (!event.detail.successful) {
+  var target = event.detail.target;
+  if (!event.detail.successful && target && target.id === "detail-pane") {
     paneLoading = false;
     queuedKeys = [];
   }
