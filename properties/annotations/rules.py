@@ -27,8 +27,9 @@ MAX_RULES_CHARS = 100_000
 MAX_DEPTH = 10
 # More messages than this are not read, and a page listing them all could be large.
 MAX_PROBLEMS = 50
-# Conditions in all the blocks: the defaults have 9. Each is evaluated on every interaction, so this
-# bounds the work per page of interactions (2,000 x 500 conditions: about a second).
+# Conditions in all the blocks: default rules have about two per judged property (12 for RAG). Each
+# is evaluated on every interaction, so this bounds the work per page of interactions (2,000 x 500
+# conditions: about a second).
 MAX_CONDITIONS = 500
 # A condition's value as the reason of a label shows it: a long list is cut here.
 MAX_SHOWN_VALUE = 120
