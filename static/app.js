@@ -159,16 +159,75 @@ var paneLoading = false;
 document.addEventListener("htmx:beforeRequest", function (event) {
   if (event.detail.target && event.detail.target.id === "detail-pane") paneLoading = true;
 });
-// The panel is ready for keys once htmx has processed it (its forms post through htmx).
+// The panel is ready for keys once htmx has processed it (its forms post through htmx). A note
+// saved with Enter leaves the focus in the new panel's note field (htmx keeps the focus on an
+// element of the same id): it goes back to the panel, so that the next j or g is a key again.
 htmx.onLoad(function (root) {
   var panel = root.id === "detail-pane" ? root : root.querySelector && root.querySelector("#detail-pane");
   if (!panel) return;
+  // htmx announces the page's own load a moment after it starts: a panel requested since (a key
+  // pressed at once) is still loading.
+  if (root !== panel && paneLoading) return;
+  var active = document.activeElement;
+  if (active && panel.contains(active) && typing(active)) {
+    active.blur();
+    panel.setAttribute("tabindex", "-1"); // focusable by script, not a tab stop
+    panel.focus({ preventScroll: true });
+  }
   panel.dataset.ready = "1";
   paneLoading = false;
+  runQueuedKeys();
 });
+// A panel that failed to load: the keys waiting for it are dropped (they were meant for it). Other
+// requests (the pass rates) neither hold nor drop keys.
 document.addEventListener("htmx:afterRequest", function (event) {
-  if (!event.detail.successful) paneLoading = false;
+  var target = event.detail.target;
+  if (!event.detail.successful && target && target.id === "detail-pane") {
+    paneLoading = false;
+    queuedKeys = [];
+  }
 });
+
+// Keys pressed while the next interaction loads wait their turn, in order: five quick j's move
+// five rows, each interaction shown on the way (none is skipped unseen). A key that loads a page
+// (past the last row) carries the keys still waiting over to that page.
+var KEYS = ["j", "k", "ArrowDown", "ArrowUp", "g", "b", "n", "Escape", "?"];
+var QUEUE_LIMIT = 50;
+var QUEUED_KEYS = "evalsite.queuedKeys";
+var queuedKeys = [];
+var leaving = false;
+
+function queueKey(key) {
+  if (queuedKeys.length < QUEUE_LIMIT) queuedKeys.push(key);
+  if (leaving) saveQueuedKeys();
+}
+
+function saveQueuedKeys() {
+  try {
+    sessionStorage.setItem(QUEUED_KEYS, JSON.stringify(queuedKeys));
+  } catch (error) {
+    // Private browsing: the keys waiting are dropped with the page.
+  }
+}
+
+(function restoreQueuedKeys() {
+  try {
+    queuedKeys = JSON.parse(sessionStorage.getItem(QUEUED_KEYS) || "[]").slice(0, QUEUE_LIMIT);
+    sessionStorage.removeItem(QUEUED_KEYS);
+  } catch (error) {
+    queuedKeys = [];
+  }
+})();
+
+function runQueuedKeys() {
+  while (queuedKeys.length && !paneLoading && !leaving) {
+    if (typing(document.activeElement)) {
+      queuedKeys = []; // `n` opened the note: what follows was meant for it, not for the screen
+      return;
+    }
+    act(queuedKeys.shift());
+  }
+}
 
 function move(step) {
   var rows = Array.prototype.slice.call(document.querySelectorAll("#interactions tbody tr[data-interaction]"));
@@ -183,7 +242,43 @@ function move(step) {
   }
   // Past the end of the page: the panel's link goes to the next (or previous) page.
   var link = document.querySelector(step > 0 ? "[data-pane-next]" : "[data-pane-previous]");
-  if (link && link.href) window.location.href = link.href;
+  if (link && link.href) {
+    leaving = true;
+    saveQueuedKeys();
+    window.location.href = link.href;
+  }
+}
+
+// What a key does; false when it does nothing here.
+function act(key) {
+  var panel = pane();
+  var open = panel && !panel.hidden;
+  var form = open ? panel.querySelector("#annotate-form") : null;
+  switch (key) {
+    case "j":
+    case "k":
+    case "ArrowDown":
+    case "ArrowUp":
+      if (!document.getElementById("interactions") || (key.startsWith("Arrow") && !open)) return false;
+      move(key === "j" || key === "ArrowDown" ? 1 : -1);
+      return true;
+    case "g":
+    case "b":
+      if (!form) return false;
+      form.querySelector('[data-annotate="' + (key === "g" ? "good" : "bad") + '"]').click();
+      return true;
+    case "n":
+      if (!form) return false;
+      form.querySelector("input[name=reason]").focus();
+      return true;
+    case "Escape":
+      closePane();
+      return true;
+    case "?":
+      toggleHelp();
+      return true;
+  }
+  return false;
 }
 
 document.addEventListener("keydown", function (event) {
@@ -195,39 +290,13 @@ document.addEventListener("keydown", function (event) {
   }
   var dialog = document.getElementById("shortcuts");
   if (dialog && dialog.open) return; // the dialog handles Esc itself
-  // A held key must not skip an interaction the reader has not seen: wait for the panel.
-  if (paneLoading) return;
-  var panel = pane();
-  var open = panel && !panel.hidden;
-  var form = open ? panel.querySelector("#annotate-form") : null;
-  var arrows = open && (event.key === "ArrowDown" || event.key === "ArrowUp");
-  switch (event.key) {
-    case "j":
-    case "k":
-    case "ArrowDown":
-    case "ArrowUp":
-      if (!document.getElementById("interactions") || (event.key.startsWith("Arrow") && !arrows)) return;
-      move(event.key === "j" || event.key === "ArrowDown" ? 1 : -1);
-      break;
-    case "g":
-    case "b":
-      if (!form) return;
-      form.querySelector('[data-annotate="' + (event.key === "g" ? "good" : "bad") + '"]').click();
-      break;
-    case "n":
-      if (!form) return;
-      form.querySelector("input[name=reason]").focus();
-      break;
-    case "Escape":
-      closePane();
-      break;
-    case "?":
-      toggleHelp();
-      break;
-    default:
-      return;
+  if (KEYS.indexOf(event.key) === -1) return;
+  if (paneLoading || leaving) {
+    queueKey(event.key);
+    event.preventDefault();
+    return;
   }
-  event.preventDefault();
+  if (act(event.key)) event.preventDefault();
 });
 
 // The resize handle answers the arrow keys too.

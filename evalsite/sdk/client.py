@@ -2,7 +2,7 @@
 
 from evalsite.client import Client
 client = Client("http://127.0.0.1:8000", token="evs_...")
-run = client.create_run(client.create_project("Support bot")["id"], "v1")
+run = client.create_run(client.create_project("Support bot", template="chat")["id"], "v1")
 client.log_interaction(run["id"], input="Hi", output="Hello!")
 """
 
@@ -48,10 +48,15 @@ class Client:
             raise EvalsiteAPIError(response.status_code, detail)
         return response.json()
 
-    def create_project(self, name: str, description: str = "", properties: list[str] | None = None) -> dict[str, Any]:
-        return self._request(
-            "POST", "/projects", json={"name": name, "description": description, "properties": properties}
-        )
+    def create_project(
+        self, name: str, description: str = "", properties: list[str] | None = None, template: str | None = None
+    ) -> dict[str, Any]:
+        """template: rag, summarisation, chat, structured or custom (the server's default when None); it
+        picks the properties scored and the key ones, and `properties` replaces the scored ones."""
+        body: dict[str, Any] = {"name": name, "description": description, "properties": properties}
+        if template is not None:
+            body["template"] = template
+        return self._request("POST", "/projects", json=body)
 
     def projects(self) -> list[dict[str, Any]]:
         return self._request("GET", "/projects")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -10,17 +11,21 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from properties.annotations import rules
+from properties.annotations import project_rules, rules
 from properties.models import Annotation, AnnotationSource, Interaction, PropertyValue, Run, ScoringChunk, ScoringJob
 from properties.pipeline import dispatch, limits
 from properties.screen import datascreen
 
 # Interactions evaluated per query page: values for a page of this size are a few thousand rows.
 RULES_PAGE = 2000
+# A preview answers in the web request: past this many interactions it stops and says how many it
+# read (10 pages of values).
+PREVIEW_LIMIT = 20_000
 
 
 def rules_for(run: Run) -> list[rules.Block]:
-    return rules.parse_rules(run.project.annotation_rules or rules.default_rules_text())
+    """The project's rules (or its defaults), checked against the properties it scores now."""
+    return project_rules.parse_for(run.project, project_rules.rules_text(run.project))
 
 
 def plan_annotation(run: Run) -> ScoringJob:
@@ -84,16 +89,10 @@ def _close_chunk(job: ScoringJob) -> None:
 def apply_rules(blocks: list[rules.Block], interactions: list[Interaction]) -> None:
     wanted = rules.addresses(blocks)
     ids = [i.pk for i in interactions]
-    values = _values_for(ids, wanted)
-    # `where:` blocks are filters: the Data Screen's query says which of the page match each.
-    matches = {
-        number: datascreen.matching_ids(interactions[0].run, block.where, ids)
-        for number, block in enumerate(blocks)
-        if block.where is not None and interactions
-    }
+    values = values_for(ids, wanted)
+    matches = _where_matches(interactions[0].run, blocks, ids) if interactions else {}
     for interaction in interactions:
-        matched = frozenset(number for number, found in matches.items() if interaction.pk in found)
-        label, reason = rules.decide(blocks, values.get(interaction.pk, {}), matched)
+        label, reason = rules.decide(blocks, values.get(interaction.pk, {}), _matched(matches, interaction.pk))
         interaction.estimated_annotation = label
         # A person's label, or one uploaded with the data, stays; the rule's is kept beside it.
         if not interaction.labelled_by_people:
@@ -105,7 +104,20 @@ def apply_rules(blocks: list[rules.Block], interactions: list[Interaction]) -> N
     )
 
 
-def _values_for(ids: list[int], wanted: set[tuple[str, str]]) -> dict[int, dict[str, float | str]]:
+def _where_matches(run: Run, blocks: list[rules.Block], ids: list[int]) -> dict[int, set[int]]:
+    """`where:` blocks are filters: the Data Screen's query says which of these ids match each block."""
+    return {
+        number: datascreen.matching_ids(run, block.where, ids)
+        for number, block in enumerate(blocks)
+        if block.where is not None
+    }
+
+
+def _matched(matches: dict[int, set[int]], pk: int) -> frozenset[int]:
+    return frozenset(number for number, found in matches.items() if pk in found)
+
+
+def values_for(ids: list[int], wanted: set[tuple[str, str]]) -> dict[int, dict[str, float | str]]:
     if not wanted:
         return {}
     which = Q()
@@ -116,6 +128,46 @@ def _values_for(ids: list[int], wanted: set[tuple[str, str]]) -> dict[int, dict[
     for value in rows.only("interaction_id", "property_name", "field", "value", "label"):
         result.setdefault(value.interaction_id, {})[value.address] = value.label or value.value
     return result
+
+
+@dataclass(frozen=True)
+class RulesPreview:
+    """What a rule set would label on a run, nothing saved: good, bad, and unchanged (no block holds,
+    so no estimate). `by_person` interactions carry a person's label, which stays shown either way."""
+
+    run: Run
+    good: int
+    bad: int
+    unchanged: int
+    by_person: int
+    read: int
+    total: int
+
+    @property
+    def partial(self) -> bool:
+        return self.read < self.total
+
+
+def preview_rules(blocks: list[rules.Block], run: Run) -> RulesPreview:
+    """Apply the rules in memory to the run's interactions (the first PREVIEW_LIMIT), a page at a time."""
+    wanted = rules.addresses(blocks)
+    counts: Counter[str] = Counter()
+    by_person = read = last = 0
+    interactions = run.interactions.order_by("pk").values_list("pk", "annotation_source")
+    while read < PREVIEW_LIMIT:
+        page = list(interactions.filter(pk__gt=last)[: min(RULES_PAGE, PREVIEW_LIMIT - read)])
+        if not page:
+            break
+        ids = [pk for pk, _ in page]
+        values = values_for(ids, wanted)
+        matches = _where_matches(run, blocks, ids)
+        for pk, source in page:
+            counts[rules.decide(blocks, values.get(pk, {}), _matched(matches, pk))[0]] += 1
+            by_person += source == AnnotationSource.PERSON
+        read += len(page)
+        last = page[-1][0]
+    total = run.interactions.count() if read >= PREVIEW_LIMIT else read
+    return RulesPreview(run, counts["good"], counts["bad"], counts["unknown"], by_person, read, total)
 
 
 def annotate_by_person(interaction: Interaction, annotation: str, reason: str) -> None:

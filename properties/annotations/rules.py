@@ -7,10 +7,10 @@ a few hundred bytes into gigabytes) and only the plain tags the language uses (n
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -18,19 +18,19 @@ import yaml
 from properties.screen import filters
 from properties.screen.filters import FilterError, split_address
 
-DEFAULT_RULES_FILE = Path(__file__).resolve().parent / "default_rules.yaml"
 ANNOTATIONS = ("good", "bad")
 COMBINERS = ("AND", "OR")
 
-# The default rules are 1.5 KB; a hundred blocks of ten conditions fit in well under this.
+# Default rules are about 2 KB; a hundred blocks of ten conditions fit in well under this.
 MAX_RULES_CHARS = 100_000
 # The language nests five levels (blocks, a block, conditions, a condition, a list value); a few
 # more leave room for a list of lists, and the composer recurses once per level.
 MAX_DEPTH = 10
 # More messages than this are not read, and a page listing them all could be large.
 MAX_PROBLEMS = 50
-# Conditions in all the blocks: the defaults have 9. Each is evaluated on every interaction, so this
-# bounds the work per page of interactions (2,000 x 500 conditions: about a second).
+# Conditions in all the blocks: default rules have about two per judged property (12 for RAG). Each
+# is evaluated on every interaction, so this bounds the work per page of interactions (2,000 x 500
+# conditions: about a second).
 MAX_CONDITIONS = 500
 # A condition's value as the reason of a label shows it: a long list is cut here.
 MAX_SHOWN_VALUE = 120
@@ -68,6 +68,8 @@ class Condition:
     field: str
     operator: str
     value: Any
+    # Where the condition is written, for messages about it (not part of what it means).
+    line: int = dataclasses.field(default=0, compare=False)
 
     def holds(self, value: float | str | None) -> bool:
         if value is None:
@@ -109,10 +111,6 @@ class Block:
         if self.combine == "OR" and held:
             return held[0].describe(values[held[0].address])
         return None
-
-
-def default_rules_text() -> str:
-    return DEFAULT_RULES_FILE.read_text()
 
 
 class RulesSyntaxError(yaml.MarkedYAMLError):
@@ -300,7 +298,7 @@ def _condition(node: yaml.Node, problems: list[str]) -> Condition | None:
             return None
     # The address as values are keyed: `content_type` is stored as `content_type.output`.
     normalised = prop if field_name in ("interaction", "") else f"{prop}.{field_name}"
-    return Condition(normalised, prop, field_name, op, value)
+    return Condition(normalised, prop, field_name, op, value, line=_line(node))
 
 
 def addresses(blocks: Iterable[Block]) -> set[tuple[str, str]]:

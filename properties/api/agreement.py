@@ -96,6 +96,8 @@ def set_threshold(request: HttpRequest, project_id: int, name: str, payload: Thr
     direction = payload.direction or before.direction
     if not direction:
         raise ApiError(400, f"direction: {name} has no direction yet; send higher or lower with the threshold")
+    if problem := criteria.threshold_problem(name, before, payload.threshold):
+        raise ApiError(400, f"threshold: {problem}")
     thresholds.save_criterion(
         project,
         name,

@@ -8,13 +8,24 @@ from django.http import HttpRequest
 from ninja import Router, Status
 
 from properties.api.access import ApiError, project_for
-from properties.api.schemas import ERRORS, ErrorOut, ProjectIn, ProjectOut, RunIn, RunOut
+from properties.api.schemas import (
+    ERRORS,
+    ErrorOut,
+    PassCriterionIn,
+    PassCriterionOut,
+    ProjectIn,
+    ProjectOut,
+    RunIn,
+    RunOut,
+)
 from properties.models import (
     Membership,
     Project,
     Run,
+    ThresholdChange,
 )
 from properties.projects import project_templates
+from properties.quality import criteria, thresholds
 from properties.scorers import registry
 
 router = Router()
@@ -63,3 +74,40 @@ def create_run(request: HttpRequest, project_id: int, payload: RunIn) -> Any:
     if project.runs.filter(name=payload.name).exists():
         return Status(409, {"detail": f"the project already has a run named {payload.name!r}"})
     return Status(201, Run.objects.create(project=project, **payload.dict()))
+
+
+@router.put(
+    "/projects/{project_id}/properties/{name}",
+    response={200: PassCriterionOut, **ERRORS},
+    tags=["projects"],
+)
+def set_pass_criterion(request: HttpRequest, project_id: int, name: str, payload: PassCriterionIn) -> Any:
+    """A property's pass or fail in the project, as its settings page sets it: a threshold outside the
+    property's range is refused (400), naming it."""
+    project = project_for(request, project_id)
+    known_properties([name], project)
+    criterion = criteria.criterion_for(project, name)
+    if payload.direction and payload.threshold is None:
+        raise ApiError(400, f"{name}: a direction needs a threshold")
+    problem = criteria.threshold_problem(name, criterion, payload.threshold)
+    if problem:
+        raise ApiError(400, f"threshold: {problem}")
+    thresholds.save_criterion(
+        project,
+        name,
+        direction=payload.direction,
+        threshold=payload.threshold,
+        tolerance=payload.tolerance,
+        user=request.auth,
+        how=ThresholdChange.How.API,
+        key=payload.key,
+    )
+    saved = criteria.criterion_for(project, name)
+    return {
+        "property": name,
+        **saved.to_dict(),
+        "low": saved.low,
+        "high": saved.high,
+        "key": name in project.key_properties,
+        "describe": saved.describe(),
+    }

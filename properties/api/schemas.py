@@ -44,6 +44,26 @@ class ProjectOut(Schema):
     created_at: datetime
 
 
+class PassCriterionIn(Schema):
+    direction: Literal["higher", "lower", ""] = Field(
+        description="higher: passes at the threshold and above; lower: passes below it; empty: no pass or fail."
+    )
+    threshold: float | None = Field(None, description="Inside the property's range; needed with a direction.")
+    tolerance: float | None = Field(None, ge=0, description="The smallest change the row-by-row comparison shows.")
+    key: bool = Field(False, description="A key property: a default Data Screen column and comparison chart.")
+
+
+class PassCriterionOut(Schema):
+    property: str
+    direction: str
+    threshold: float | None
+    tolerance: float
+    low: float | None = Field(description="The property's range, low end; null: unbounded.")
+    high: float | None
+    key: bool
+    describe: str = Field(description='In words: "lower is better; passes below 0.5".')
+
+
 class RunIn(Schema):
     name: str = Field(min_length=1, max_length=200)
     environment: Literal["evaluation", "production"] = "evaluation"

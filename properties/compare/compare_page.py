@@ -63,12 +63,7 @@ def page_context(project: Project, runs: list[Run], params: QueryDict) -> dict[s
         for run in runs:
             stat, shares = compared.stats.get(run.pk), compared.label_shares(run.pk)
             rows.append(RunRow(run, colours[run.pk], stat, compared.interval(run.pk), shares))
-        figures = [(f"chart-{number}-distribution", charts.distribution_figure(compared, runs, colours))]
-        if not compared.categorical:  # labels have no mean, no pass rate and no trend of either
-            figures.append((f"chart-{number}-summary", charts.summary_figure(compared, runs, colours)))
-        if len(runs) > 2 and not compared.categorical:
-            figures.append((f"chart-{number}-trend", charts.trend_figure(compared, runs, colours)))
-        cards.append(PropertyCard(compared, rows, figures))
+        cards.append(PropertyCard(compared, rows, _figures(compared, runs, colours, number)))
     context = {
         "project": project,
         "runs": runs,
@@ -77,12 +72,31 @@ def page_context(project: Project, runs: list[Run], params: QueryDict) -> dict[s
         "addresses": addresses,
         "chosen": chosen,
         "cards": cards,
-        "score_figure": charts.score_figure(summaries, colours),
+        # No chart of nothing: before any label, one line says why there is no score.
+        "score_figure": charts.score_figure(summaries, colours) if _any_score(summaries) else None,
         "run_ids": "&".join(f"runs={run.pk}" for run in runs),
     }
     if len(runs) == 2 and params.get("property"):
         context.update(row_diff_context(project, runs, params))
     return context
+
+
+def _figures(
+    compared: PropertyComparison, runs: list[Run], colours: dict[int, str], number: int
+) -> list[tuple[str, dict[str, Any]]]:
+    """The property's charts; none when no run has a value of it (the card says so in a line)."""
+    if not any(stat.count for stat in compared.stats.values()):
+        return []
+    figures = [(f"chart-{number}-distribution", charts.distribution_figure(compared, runs, colours))]
+    if not compared.categorical:  # labels have no mean, no pass rate and no trend of either
+        figures.append((f"chart-{number}-summary", charts.summary_figure(compared, runs, colours)))
+    if len(runs) > 2 and not compared.categorical:
+        figures.append((f"chart-{number}-trend", charts.trend_figure(compared, runs, colours)))
+    return figures
+
+
+def _any_score(summaries: list[RunSummary]) -> bool:
+    return any(s.score.score is not None or s.score.person_score is not None for s in summaries)
 
 
 def row_diff_context(project: Project, runs: list[Run], params: QueryDict) -> dict[str, Any]:

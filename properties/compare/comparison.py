@@ -258,19 +258,26 @@ def match_rows(a_rows: list[tuple[int, str, str]], b_rows: list[tuple[int, str, 
 class RowDiff:
     a: Interaction
     b: Interaction
-    value_a: float | None
-    value_b: float | None
+    # A number, or a label for a property of labels (content_type); None: no value on that side.
+    value_a: float | str | None
+    value_b: float | str | None
     criterion: Criterion | None = None
 
     @property
+    def labels(self) -> bool:
+        return isinstance(self.value_a, str) or isinstance(self.value_b, str)
+
+    @property
     def delta(self) -> float | None:
-        if self.value_a is None or self.value_b is None:
+        if not isinstance(self.value_a, float | int) or not isinstance(self.value_b, float | int):
             return None
         return self.value_b - self.value_a
 
     @property
     def change(self) -> str:
-        """improved, regressed, changed (no direction) or "" (one side has no value)."""
+        """improved, regressed, changed (no direction, or another label) or "" (one side has no value)."""
+        if self.labels and None not in (self.value_a, self.value_b):
+            return "changed" if self.value_a != self.value_b else ""
         if self.delta is None:
             return ""
         if self.criterion is None or not self.criterion.judges:
@@ -287,38 +294,50 @@ class DiffRows:
     """Matched pairs whose value changed by the tolerance or more (or that have a value on one side
     only), largest change first, as (a id, b id, value a, value b); what the tolerance hid is counted."""
 
-    pairs: list[tuple[int, int, float | None, float | None]]
+    pairs: list[tuple[int, int, float | str | None, float | str | None]]
     matched: int
     within_tolerance: int
+    # Matched pairs with no value in either run (not applicable, an error, not scored): no change.
+    without_values: int = 0
 
 
 def changed_pairs(run_a: Run, run_b: Run, address: str | None, tolerance: float = 0.0) -> DiffRows:
     pairs = match_interactions(run_a, run_b)
-    values: dict[int, float | None] = {}
+    values: dict[int, float | str | None] = {}
     if address:
         prop, _, field_name = address.partition(".")
-        values = dict(
-            PropertyValue.objects.filter(
-                run__in=[run_a, run_b], property_name=prop, field=field_name or "interaction", status="ok"
-            ).values_list("interaction_id", "value")
-        )
-    rows, hidden = [], 0
+        stored = PropertyValue.objects.filter(
+            run__in=[run_a, run_b], property_name=prop, field=field_name or "interaction", status="ok"
+        ).values_list("interaction_id", "value", "label")
+        # A property of labels (content_type) has a label and no number: the label is compared.
+        values = {pk: value if value is not None else (label or None) for pk, value, label in stored}
+    rows, hidden, empty = [], 0, 0
     for a, b in pairs:
         value_a, value_b = values.get(a), values.get(b)
-        if value_a is not None and value_b is not None and abs(value_b - value_a) < tolerance:
+        if value_a is None and value_b is None:
+            empty += 1
+            continue
+        if value_a is not None and value_b is not None and _unchanged(value_a, value_b, tolerance):
             hidden += 1
             continue
         rows.append((a, b, value_a, value_b))
     rows.sort(key=lambda row: (_delta(row) is None, -abs(_delta(row) or 0.0), row[0]))
-    return DiffRows(rows, len(pairs), hidden)
+    return DiffRows(rows, len(pairs), hidden, empty)
 
 
-def _delta(row: tuple[int, int, float | None, float | None]) -> float | None:
-    return None if row[2] is None or row[3] is None else row[3] - row[2]
+def _unchanged(value_a: float | str, value_b: float | str, tolerance: float) -> bool:
+    if isinstance(value_a, str) or isinstance(value_b, str):
+        return value_a == value_b
+    return abs(value_b - value_a) < tolerance
+
+
+def _delta(row: tuple[int, int, float | str | None, float | str | None]) -> float | None:
+    a, b = row[2], row[3]
+    return b - a if isinstance(a, float | int) and isinstance(b, float | int) else None
 
 
 def diff_rows(
-    pairs: list[tuple[int, int, float | None, float | None]], criterion: Criterion | None = None
+    pairs: list[tuple[int, int, float | str | None, float | str | None]], criterion: Criterion | None = None
 ) -> list[RowDiff]:
     """One page of pairs with their interactions, read only now."""
     interactions = Interaction.objects.in_bulk([pk for a, b, _, _ in pairs for pk in (a, b)])

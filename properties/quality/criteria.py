@@ -169,6 +169,14 @@ def check_override(options: dict[str, Any]) -> list[str]:
     return problems
 
 
+def threshold_problem(prop: str, criterion: Criterion, threshold: float | None) -> str:
+    """Why a threshold cannot be this property's ("" when it can): a value outside the property's
+    range would make every value pass, or every value fail."""
+    if threshold is None or criterion.clip(threshold) == threshold:
+        return ""
+    return f"{threshold:g} is outside {prop}'s range ({criterion.describe_range()}): every value would pass or fail"
+
+
 def _finite(number: Any) -> bool:
     return isinstance(number, int | float) and not isinstance(number, bool) and math.isfinite(number)
 

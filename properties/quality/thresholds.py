@@ -23,9 +23,11 @@ def save_criterion(
     user,
     how: str = ThresholdChange.How.FORM,
     note: str = "",
+    key: bool | None = None,
 ) -> ThresholdChange | None:
-    """Store a property's criterion; returns the change recorded (None when direction and threshold
-    stayed as they were, a save of the tolerance alone, say)."""
+    """Store a property's criterion, and whether it is a key property when `key` is given (the
+    settings page and the API, which have checked the threshold with criteria.threshold_problem);
+    returns the change recorded (None when direction and threshold stayed as they were)."""
     before = criteria.criterion_for(project, prop)
     settings = dict(project.pass_criteria or {})
     settings[prop] = {
@@ -35,7 +37,10 @@ def save_criterion(
     }
     with transaction.atomic():
         project.pass_criteria = settings
-        project.save(update_fields=["pass_criteria"])
+        if key is not None:
+            keys = [name for name in project.key_properties if name != prop]
+            project.key_properties = [*keys, prop] if key else keys
+        project.save(update_fields=["pass_criteria", "key_properties"])
         if (direction, threshold) == (before.direction, before.threshold):
             return None
         return ThresholdChange.objects.create(

@@ -278,4 +278,5 @@ def legend(evidence: list[Evidence]) -> list[tuple[str, str, list[str]]]:
     for item in evidence:
         if item.kind.name not in kinds[item.kind.tone]:
             kinds[item.kind.tone].append(item.kind.name)
-    return [(tone, words, kinds[tone]) for tone, words in TONES.items()]
+    # Only the tones present: a legend naming kinds the property never marks reads as missing evidence.
+    return [(tone, words, kinds[tone]) for tone, words in TONES.items() if kinds[tone]]

@@ -108,7 +108,8 @@ class Neighbours:
     previous: int | None
     next: int | None
     position: int
-    # "first" or "last" of the adjacent page when the open interaction ends this page.
+    # The adjacent page when the open interaction ends this page; `previous` or `next` is then the
+    # id of the interaction on it, so that the link names the interaction, not a place on a page.
     previous_page: int | None = None
     next_page: int | None = None
 
@@ -121,13 +122,23 @@ def neighbours(page: Page, interaction_id: int) -> Neighbours | None:
     at = ids.index(interaction_id)
     previous = ids[at - 1] if at > 0 else None
     following = ids[at + 1] if at + 1 < len(ids) else None
-    previous_page = page.previous_page_number() if previous is None and page.has_previous() else None
-    next_page = page.next_page_number() if following is None and page.has_next() else None
+    previous_page = next_page = None
+    if previous is None and page.has_previous():
+        previous_page, previous = page.previous_page_number(), _id_at(page, page.start_index() - 2)
+    if following is None and page.has_next():
+        next_page, following = page.next_page_number(), _id_at(page, page.end_index())
     return Neighbours(previous, following, page.start_index() + at, previous_page, next_page)
 
 
+def _id_at(page: Page, index: int) -> int | None:
+    """The id of the interaction at a 0-based place in the whole filtered, sorted order: one row read."""
+    found = list(page.paginator.object_list[index : index + 1])
+    return found[0].pk if found else None
+
+
 def opened_id(params: QueryDict, page: Page) -> int | None:
-    """The interaction open in the panel: `i=<id>`, or `i=first` / `i=last` of this page."""
+    """The interaction open in the panel: `i=<id>`; `i=first` / `i=last` of this page, as links once
+    said, still open."""
     wanted = params.get("i", "")
     ids = [interaction.pk for interaction in page]
     if wanted == "first" and ids:

@@ -272,6 +272,10 @@ class _CsvLines:
     def row_start(self) -> int:
         return self.row[0][0] if self.row else self.read + 1
 
+    @property
+    def row_lines(self) -> int:
+        return len(self.row)
+
     def read_again_after_first(self) -> None:
         self.again.extend(reversed(self.row[1:]))
         self.row = []
@@ -303,15 +307,11 @@ def _csv_rows(reader: Any, lines: _CsvLines, columns: list[str]) -> Iterator[Ite
             return
         except csv.Error as exc:
             line = lines.row_start  # a quoted cell may span lines: report where the row starts
-            if "unexpected end of data" in str(exc):
-                yield RowError(
-                    line,
-                    "",
-                    "not readable as CSV: a quote opened in this row is never closed; the rows after it were read",
-                )
-                lines.read_again_after_first()
-            else:
-                yield RowError(line, "", f"not readable as CSV: {exc}")
+            yield RowError(line, "", _csv_problem(exc, lines.row_lines))
+            # A quote opened in this row swallowed the lines after it, up to the end of the file or
+            # to a quote on a later line where the row then broke: those lines are rows of their own,
+            # read again, so that each one is stored or reported.
+            lines.read_again_after_first()
             continue
         line = lines.row_start
         if not any(cells):
@@ -320,6 +320,17 @@ def _csv_rows(reader: Any, lines: _CsvLines, columns: list[str]) -> Iterator[Ite
             yield RowError(line, "", f"the row has {len(cells)} cells but the header has {len(columns)} columns")
             continue
         yield line, dict(zip(columns, cells, strict=True))
+
+
+def _csv_problem(exc: csv.Error, lines_held: int) -> str:
+    if "unexpected end of data" in str(exc):
+        return "not readable as CSV: a quote opened in this row is never closed; the rows after it were read"
+    if lines_held > 1:
+        return (
+            f"not readable as CSV: a quote opened in this row runs over {lines_held - 1} more line(s) and the row "
+            f"breaks there ({exc}); the lines after this one were read as rows of their own"
+        )
+    return f"not readable as CSV: {exc}"
 
 
 def _jsonl_records(stream: io.TextIOWrapper) -> Iterator[Item]:

@@ -391,6 +391,11 @@ class _RowBuilder:
         self.max_chars = settings.EVALSITE_FIELD_MAX_CHARS
 
     def build(self, values: dict[str, Any], mapping: _Mapping, line: int) -> Interaction:
+        # A JSON row's own keys name its fields: one that is not text would otherwise read as a
+        # field missing (no "output") or as a column of its own, and be reported under that name.
+        for key in values:
+            if isinstance(key, str) and BAD_TEXT.search(key):
+                raise _Rejected(displayable(key), "the name of this field is not valid UTF-8")
         texts = {name: self._text(mapping.value(values, name), name) for name in TEXT_FIELDS}
         if not texts["output"].strip():
             raise _Rejected("output", "required, but missing or empty")

@@ -7,7 +7,8 @@ from django import forms
 from django.utils import timezone
 
 from properties import provider_keys
-from properties.annotations.rules import RulesError, parse_rules
+from properties.annotations import project_rules
+from properties.annotations.rules import Block, RulesError
 from properties.models import Project, ProjectKey, PromptProperty, Run, Upload
 from properties.projects import project_config, project_templates
 from properties.quality import criteria as criteria_defaults
@@ -146,12 +147,23 @@ class PropertySettingsForm(forms.Form):
 
 
 class RulesForm(forms.Form):
+    """A project's rules, checked against the properties it scores and their ranges; the run their
+    preview counts labels on."""
+
     rules = forms.CharField(widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "false", "class": "code"}))
+    run = forms.ModelChoiceField(queryset=Run.objects.none(), required=False, empty_label=None, label="Preview on run")
+
+    def __init__(self, *args, project: Project, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.project = project
+        self.fields["run"].queryset = project.runs.live()
+        self.fields["run"].label_from_instance = lambda run: run.name
+        self.blocks: list[Block] = []
 
     def clean_rules(self) -> str:
         text = self.cleaned_data["rules"]
         try:
-            parse_rules(text)
+            self.blocks = project_rules.parse_for(self.project, text)
         except RulesError as exc:
             raise forms.ValidationError(exc.problems) from None
         return text
@@ -335,21 +347,32 @@ class PassCriteriaForm(forms.Form):
         help_text="Key properties are the Data Screen's default columns and the comparison's default charts.",
     )
 
+    def __init__(self, *args, name: str, criterion: criteria_defaults.Criterion, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.name = name
+        self.criterion = criterion  # its range bounds the threshold
+
     def clean(self) -> dict:
         cleaned = super().clean()
         if cleaned.get("direction") and cleaned.get("threshold") is None:
             self.add_error("threshold", "a direction needs a threshold")
+        problem = criteria_defaults.threshold_problem(self.name, self.criterion, cleaned.get("threshold"))
+        if problem:
+            self.add_error("threshold", problem)
         return cleaned
 
     def save(self, project: Project, prop: str, user) -> None:
         data = self.cleaned_data
         tolerance = data["tolerance"] if data["tolerance"] is not None else criteria_defaults.DEFAULT_TOLERANCE
         thresholds.save_criterion(
-            project, prop, direction=data["direction"], threshold=data["threshold"], tolerance=tolerance, user=user
+            project,
+            prop,
+            direction=data["direction"],
+            threshold=data["threshold"],
+            tolerance=tolerance,
+            user=user,
+            key=data["key"],
         )
-        keys = [name for name in project.key_properties if name != prop]
-        project.key_properties = [*keys, prop] if data["key"] else keys
-        project.save(update_fields=["key_properties"])
 
 
 class AgreementForm(forms.Form):

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from properties.annotations import agreement, agreement_chart, rules
+from properties.annotations import agreement, agreement_chart, annotation, project_rules
 from properties.compare import comparison
 from properties.models import (
     Membership,
@@ -108,7 +108,7 @@ def property_settings(request: HttpRequest, pk: int, name: str) -> HttpResponse:
     project = _property_of(request, pk, name)
     criterion = criteria.criterion_for(project, name)
     initial = {**criterion.to_dict(), "key": name in project.key_properties}
-    form = PassCriteriaForm(request.POST or None, initial=initial)
+    form = PassCriteriaForm(request.POST or None, initial=initial, name=name, criterion=criterion)
     if request.method == "POST" and form.is_valid():
         form.save(project, name, request.user)
         messages.success(request, f"{name} saved: {criteria.criterion_for(project, name).describe()}.")
@@ -211,17 +211,26 @@ def _risk_factors(project: Project) -> list[tuple[str, str, float, str, bool]]:
     ]
 
 
-def project_rules(request: HttpRequest, pk: int) -> HttpResponse:
-    """Edit the auto-annotation rules; they are validated, with line numbers, before saving."""
+def project_rules_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """Edit the auto-annotation rules: checked, with line numbers, against the project's properties;
+    *Preview* counts what they would label on a run (nothing saved), *Save* stores them."""
     project = project_for(request, pk)
-    initial = project.annotation_rules or rules.default_rules_text()
-    form = RulesForm(request.POST or None, initial={"rules": initial})
+    form = RulesForm(request.POST or None, initial={"rules": project_rules.rules_text(project)}, project=project)
+    previewing = "preview" in request.POST
+    properties = project_rules.project_properties(project)
+    context = {"project": project, "form": form, "preview": None, "properties": properties}
     if request.method == "POST" and form.is_valid():
-        project.annotation_rules = form.cleaned_data["rules"]
-        project.save(update_fields=["annotation_rules"])
-        messages.success(request, "Rules saved. Run them on a run to update its estimated annotations.")
-        return redirect("properties:project-detail", pk=project.pk)
-    return render(request, "properties/project_rules.html", {"project": project, "form": form})
+        if not previewing:
+            project.annotation_rules = form.cleaned_data["rules"]
+            project.save(update_fields=["annotation_rules"])
+            messages.success(request, "Rules saved. Run them on a run to update its estimated annotations.")
+            return redirect("properties:project-detail", pk=project.pk)
+        if form.cleaned_data["run"] is not None:
+            context["preview"] = annotation.preview_rules(form.blocks, form.cleaned_data["run"])
+    template = "properties/project_rules.html"
+    if request.htmx and previewing:
+        template += "#rules-outcome"
+    return render(request, template, context)
 
 
 @require_POST

@@ -9,7 +9,7 @@ urlpatterns = [
     path("projects/<int:pk>/properties/", project_views.project_properties, name="project-properties"),
     path("projects/<int:pk>/rename/", project_views.project_rename, name="project-rename"),
     path("projects/<int:pk>/delete/", project_views.project_delete, name="project-delete"),
-    path("projects/<int:pk>/rules/", project_views.project_rules, name="project-rules"),
+    path("projects/<int:pk>/rules/", project_views.project_rules_page, name="project-rules"),
     path("projects/<int:pk>/properties/<str:name>/", project_views.property_settings, name="property-settings"),
     path(
         "projects/<int:pk>/properties/<str:name>/apply-threshold/",

@@ -103,3 +103,16 @@ def test_the_pass_or_fail_defaults_in_the_docs_are_the_codes():
         threshold = "—" if criterion.threshold is None else f"{criterion.threshold:g}"
         row = f"| `{name}` | {direction} | {threshold} | {criterion.describe_range()} | {criterion.tolerance:g} |"
         assert row in text, name
+
+
+@pytest.mark.django_db
+def test_the_default_rules_in_the_docs_are_the_rag_templates():
+    from properties.annotations import project_rules
+    from properties.models import Project
+    from properties.projects import project_templates
+
+    project = Project(name="rag")
+    project_templates.apply(project, "rag")
+    project.save()
+    [shown] = [code for language, code in FENCE.findall((DOCS / "data-screen.md").read_text()) if language == "yaml"]
+    assert shown in project_rules.default_rules_text(project)

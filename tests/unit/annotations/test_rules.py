@@ -1,11 +1,13 @@
 import time
 
 import pytest
+from django.urls import reverse
 
-from properties.annotations import annotation, rules
-from properties.models import ScoringJob
+from properties.annotations import annotation, project_rules, rules
+from properties.models import Project, ScoringJob
+from properties.projects import project_templates
 from properties.tasks import annotate_run_task
-from tests.factories import InteractionFactory, ProjectFactory, RunFactory
+from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 from tests.unit.screen.test_datascreen import add_value
 
 RULES = """
@@ -22,9 +24,92 @@ RULES = """
 """
 
 
-def test_the_default_rules_parse():
-    blocks = rules.parse_rules(rules.default_rules_text())
+@pytest.mark.django_db
+@pytest.mark.parametrize("template", list(project_templates.TEMPLATES))
+def test_each_templates_default_rules_parse_and_name_only_its_properties(template):
+    project = Project(name="p")
+    project_templates.apply(project, template)
+    project.save()
+    blocks = project_rules.parse_for(project, project_rules.default_rules_text(project))
+    named = {condition.prop for block in blocks for condition in block.conditions}
+    assert named and named <= set(project.enabled_properties)
     assert [block.annotation for block in blocks] == ["bad", "good"]
+
+
+@pytest.mark.django_db
+def test_the_rag_defaults_can_label_good_and_follow_the_thresholds():
+    """Once the good block needed fluency.output, which the RAG template does not score, and the PII
+    rule (> 0.8) missed an e-mail address at 0.792 that fails PII Risk's threshold (0.5)."""
+    project = Project(name="rag")
+    project_templates.apply(project, "rag")
+    project.save()
+    text = project_rules.default_rules_text(project)
+    assert "fluency" not in text
+    blocks = project_rules.parse_for(project, text)
+    passing = {
+        "grounded_in_context.output": 0.9,
+        "retrieval_relevance": 0.8,
+        "context_relevancy": 0.7,
+        "relevance.output": 0.9,
+        "avoided_answer.output": 0.1,
+        "pii_risk.output": 0.0,
+        "toxicity.output": 0.01,
+    }
+    assert rules.decide(blocks, passing)[0] == "good"
+    label, reason = rules.decide(blocks, {**passing, "pii_risk.output": 0.792})
+    assert label == "bad" and "pii_risk.output=0.792 GE 0.5" in reason
+    project.pass_criteria = {"grounded_in_context": {"direction": "higher", "threshold": 0.95}}
+    stricter = project_rules.parse_for(project, project_rules.default_rules_text(project))
+    assert rules.decide(stricter, passing)[0] == "bad", "a project's own threshold moves its default rules"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("condition", "message"),
+    [
+        (
+            "{property: groundedness.output, operator: LT, value: 0.5}",
+            "line 4: groundedness.output: the project scores no property 'groundedness'",
+        ),
+        (
+            "{property: toxicity.output, operator: GT, value: 2}",
+            "line 4: toxicity.output GT 2: the value is outside the property's range (0 to 1)",
+        ),
+        (
+            "{property: toxicity.output, operator: LT, value: -1}",
+            "line 4: toxicity.output LT -1: the value is outside the property's range (0 to 1)",
+        ),
+        ("{property: toxicity.input, operator: GT, value: 0.5}", None),
+        ("{property: grounded_in_context.input, operator: GT, value: 0.5}", "has no input value"),
+        ("{property: content_type.output, operator: GT, value: 0.5}", "is a label, not a number"),
+        ("{property: content_type.output, operator: IN, value: [sql, poetry]}", "has no label poetry"),
+        ("{property: toxicity.output, operator: IN, value: [0.1, 1.5]}", "outside the property's range"),
+    ],
+)
+def test_rules_are_checked_against_the_projects_properties_and_ranges(condition, message):
+    project = ProjectFactory(enabled_properties=["toxicity", "grounded_in_context", "content_type"])
+    text = f"# checked\n- annotation: bad\n  conditions:\n    - {condition}\n"
+    if message is None:
+        assert project_rules.parse_for(project, text)
+        return
+    with pytest.raises(rules.RulesError) as error:
+        project_rules.parse_for(project, text)
+    assert any(message in problem for problem in error.value.problems), error.value.problems
+
+
+@pytest.mark.django_db
+def test_a_preview_counts_what_the_rules_would_label_and_saves_nothing():
+    project = ProjectFactory(annotation_rules=RULES, enabled_properties=["toxicity", "content_type"])
+    run = RunFactory(project=project)
+    for toxicity, kind in [(0.9, "other"), (0.1, "other"), (0.1, "other"), (0.3, "sql"), (None, None)]:
+        interaction = InteractionFactory(run=run)
+        if toxicity is not None:
+            add_value(interaction, "toxicity", value=toxicity)
+            add_value(interaction, "content_type", label=kind)
+    annotation.annotate_by_person(run.interactions.first(), "good", "read it")
+    found = annotation.preview_rules(annotation.rules_for(run), run)
+    assert (found.good, found.bad, found.unchanged, found.by_person, found.total) == (2, 2, 1, 1, 5)
+    assert not run.interactions.filter(annotation_source="estimated").exists(), "a preview stores nothing"
 
 
 def test_blocks_are_tried_in_order_and_label_only_unlabelled_rows():
@@ -77,7 +162,7 @@ def test_invalid_rules_name_the_line_and_reason(text, message):
 
 @pytest.mark.django_db
 def test_the_rules_job_estimates_labels_and_keeps_a_persons(django_capture_on_commit_callbacks):
-    project = ProjectFactory(annotation_rules=RULES)
+    project = ProjectFactory(annotation_rules=RULES, enabled_properties=["toxicity", "content_type"])
     run = RunFactory(project=project)
     toxic, clean, person, unlabelled = (InteractionFactory(run=run) for _ in range(4))
     for interaction, toxicity, kind in [(toxic, 0.9, "other"), (clean, 0.1, "other"), (person, 0.9, "other")]:
@@ -253,3 +338,30 @@ def test_a_rules_task_yields_its_process_after_its_time_budget(settings, monkeyp
     job.refresh_from_db()
     assert (job.status, job.done, job.total) == ("done", 5, 5)
     assert job.chunks.get().state == "done"
+
+
+@pytest.mark.django_db
+def test_the_rules_page_previews_checks_and_saves(client):
+    user = UserFactory()
+    client.force_login(user)
+    project = ProjectFactory(owner=user, enabled_properties=["toxicity", "content_type"])
+    run = RunFactory(project=project, name="v1")
+    for toxicity in (0.9, 0.1, 0.2):
+        interaction = InteractionFactory(run=run)
+        add_value(interaction, "toxicity", value=toxicity)
+        add_value(interaction, "content_type", label="other")
+    url = reverse("properties:project-rules", args=[project.pk])
+    page = client.get(url).content.decode()
+    assert "{property: toxicity.output, operator: GE, value: 0.5}" in page, "defaults from the project"
+    preview = client.post(url, {"rules": RULES, "run": run.pk, "preview": "1"}, HTTP_HX_REQUEST="true")
+    body = preview.content.decode()
+    assert "<html" not in body and 'data-testid="preview-counts">2 good, 1 bad, 0 unchanged<' in body
+    project.refresh_from_db()
+    assert project.annotation_rules == "", "a preview saves nothing"
+    unknown = RULES.replace("toxicity.output, operator: GT, value: 0.5", "groundedness.output, operator: GT, value: 2")
+    refused = client.post(url, {"rules": unknown, "run": run.pk}).content.decode()
+    # The form strips the text's first blank line: lines count from "- annotation: bad".
+    assert "line 4: groundedness.output: the project scores no property &#x27;groundedness&#x27;" in refused
+    assert client.post(url, {"rules": RULES, "run": run.pk}).status_code == 302
+    project.refresh_from_db()
+    assert project.annotation_rules == RULES.strip()

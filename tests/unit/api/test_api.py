@@ -299,3 +299,44 @@ def test_token_page_shows_a_new_token_once_and_revokes(client, user):
     client.force_login(user)
     assert client.post(f"/settings/api-tokens/{token.pk}/revoke/").status_code == 302
     assert ApiToken.authenticate(secret) is None
+
+
+def test_a_pass_criterion_is_set_through_the_api_within_the_propertys_range(client, user, auth):
+    project = ProjectFactory(owner=user, enabled_properties=["toxicity"])
+    url = f"/api/projects/{project.pk}/properties/toxicity"
+
+    def put(body):
+        return client.put(url, body, content_type="application/json", **auth)
+
+    for threshold in (2, -1):
+        refused = put({"direction": "lower", "threshold": threshold})
+        assert refused.status_code == 400
+        assert refused.json()["detail"] == (
+            f"threshold: {threshold} is outside toxicity's range (0 to 1): every value would pass or fail"
+        )
+    assert put({"direction": "lower"}).status_code == 400, "a direction needs a threshold"
+    assert put({"direction": "lower", "threshold": 0.3, "tolerance": -1}).status_code == 422
+    unknown = f"/api/projects/{project.pk}/properties/groundedness"
+    answer = client.put(unknown, {"direction": ""}, content_type="application/json", **auth)
+    assert answer.status_code == 400 and answer.json()["detail"].startswith("unknown properties: groundedness")
+    saved = put({"direction": "lower", "threshold": 0.3, "key": True})
+    assert saved.status_code == 200
+    assert saved.json() | {"describe": ""} == {
+        "property": "toxicity",
+        "direction": "lower",
+        "threshold": 0.3,
+        "tolerance": 0.01,
+        "low": 0.0,
+        "high": 1.0,
+        "key": True,
+        "describe": "",
+    }
+    project.refresh_from_db()
+    assert project.pass_criteria["toxicity"]["threshold"] == 0.3 and project.key_properties == ["toxicity"]
+    other = RunFactory().project  # someone else's
+    assert (
+        client.put(
+            f"/api/projects/{other.pk}/properties/toxicity", {"direction": ""}, content_type="application/json", **auth
+        ).status_code
+        == 404
+    )

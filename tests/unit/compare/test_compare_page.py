@@ -45,15 +45,27 @@ def test_the_key_properties_are_compared_by_default_and_others_on_request(client
         "toxicity.output",
         "grounded_in_context.output",
     ]
-    assert "no data" in chosen and '"text": "No data"' in chosen
-    empty_summary = figure(chosen, "chart-0-summary")  # toxicity: no values, a mean and a pass-rate panel
-    notes = [note["x"] for note in empty_summary["layout"]["annotations"] if note["text"] == "No data"]
-    assert notes == [0.2, 0.8], "one note in the middle of each panel, clear of the pass-rate axis title"
+    # Toxicity has no value in any run: one line says so, and no empty chart is drawn.
+    assert "no data" in chosen and 'id="chart-0-summary"' not in chosen and 'id="chart-0-distribution"' not in chosen
+    assert re.search(r'data-testid="no-chart">No run has a toxicity.output value yet', chosen)
     assert re.findall(r'data-testid="pass-rate">([^<]+)<', page) == ["25%", "25%", "100%"]
     trend = figure(page, "chart-0-trend")
     assert trend["data"][0]["y"] == [0.25, 0.25, 1.0], "pass rate over runs, oldest first"
     two = client.get(url, {"runs": [runs[0].pk, runs[1].pk]}).content.decode()
     assert 'id="chart-0-trend"' not in two, "a trend needs more than two runs"
+
+
+def test_no_annotation_score_chart_is_drawn_before_any_run_has_labels(client, setup):
+    """Once the page opened on an empty "Annotation score - No data" chart filling the first screen."""
+    project, runs = setup
+    url = reverse("properties:project-compare", args=[project.pk])
+    page = client.get(url, {"runs": [run.pk for run in runs]}).content.decode()
+    assert 'id="chart-score"' not in page
+    assert "No interaction of these runs is labelled good or bad yet" in page
+    interaction = runs[1].interactions.first()
+    interaction.annotate("good", "", by_person=True)
+    page = client.get(url, {"runs": [run.pk for run in runs]}).content.decode()
+    assert 'id="chart-score"' in page and "labelled good or bad yet" not in page
 
 
 def test_intervals_are_clipped_to_the_property_range(setup):

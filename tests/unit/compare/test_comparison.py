@@ -133,6 +133,7 @@ def test_a_problem_is_darker_the_worse_it_is_and_notes_name_their_numbers():
     assert topic.title == "missed topic “Paris” · salience 2.40 · missed; salience 2.4"
     legend = highlight.legend([weak, strong, topic])
     assert legend[0] == ("problem", highlight.TONES["problem"], ["ungrounded statement", "missed topic"])
+    assert [tone for tone, _, _ in legend] == ["problem"], "only the kinds the property has are listed"
 
 
 @pytest.mark.parametrize(
@@ -182,3 +183,45 @@ def test_a_span_on_the_scale_of_its_value_is_shown_by_the_projects_threshold(pro
     assert (shown.kind.name, shown.kind.tone) == (kind, tone)
     if prop == "grounded_in_context":
         assert shown.label == "", "a verdict written at the scorer's threshold is not shown beside the kind"
+
+
+def test_the_legend_lists_support_and_neutral_only_where_they_occur():
+    (chunk,) = highlight.evidence_of(
+        "retrieval_relevance",
+        [{"field": "information_retrieval[0]", "start": 0, "end": 3, "label": "relevant chunk", "score": 0.8}],
+    )
+    assert [tone for tone, _, _ in highlight.legend([chunk])] == ["support"]
+
+
+@pytest.mark.django_db
+def test_a_row_not_applicable_in_both_runs_has_not_changed():
+    """Once an n/a-to-n/a row was listed as changed, with a dash for its change."""
+    run_a = RunFactory()
+    run_b = RunFactory(project=run_a.project)
+    for run, number in ((run_a, 0.2), (run_b, 0.8)):
+        moved = InteractionFactory(run=run, user_interaction_id="moved", input="moved")
+        add_value(moved, "retrieval_relevance", "interaction", value=number)
+        both_na = InteractionFactory(run=run, user_interaction_id="n/a", input="n/a")
+        add_value(both_na, "retrieval_relevance", "interaction", status="not_applicable")
+    one_side = InteractionFactory(run=run_a, user_interaction_id="gone", input="gone")
+    add_value(one_side, "retrieval_relevance", "interaction", value=0.5)
+    InteractionFactory(run=run_b, user_interaction_id="gone", input="gone")
+    changed = comparison.changed_pairs(run_a, run_b, "retrieval_relevance", 0.01)
+    ids = [pair[0] for pair in changed.pairs]
+    assert len(ids) == 2 and changed.matched == 3 and changed.without_values == 1
+    assert [(a, b) for _, _, a, b in changed.pairs] == [(0.2, 0.8), (0.5, None)]
+
+
+@pytest.mark.django_db
+def test_a_property_of_labels_changes_when_its_label_does():
+    """Labels have no number: once every row was "changed" with a dash on both sides."""
+    run_a = RunFactory()
+    run_b = RunFactory(project=run_a.project)
+    for uid, before, after in (("same", "sql", "sql"), ("moved", "sql", "other")):
+        add_value(InteractionFactory(run=run_a, user_interaction_id=uid, input=uid), "content_type", label=before)
+        add_value(InteractionFactory(run=run_b, user_interaction_id=uid, input=uid), "content_type", label=after)
+    changed = comparison.changed_pairs(run_a, run_b, "content_type.output", 0.01)
+    assert [(a, b) for _, _, a, b in changed.pairs] == [("sql", "other")]
+    assert changed.within_tolerance == 1
+    [row] = comparison.diff_rows(changed.pairs)
+    assert (row.labels, row.delta, row.change) == (True, None, "changed")

@@ -7,7 +7,7 @@ from properties.demo import create_demo
 from properties.models import ApiToken, Project
 from properties.projects import project_templates
 from properties.scorers import registry
-from tests.factories import UserFactory
+from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -127,3 +127,23 @@ def test_the_operators_default_properties_are_what_the_demo_scores(settings):
     settings.EVALSITE_DEFAULT_PROPERTIES = ["word_count", "sentiment"]
     _, project = create_demo()
     assert project.template == "rag" and project.enabled_properties == ["word_count", "sentiment"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("prop", "threshold", "saved"),
+    [("toxicity", "2", False), ("toxicity", "-1", False), ("toxicity", "1", True), ("reading_ease", "-40", True)],
+)
+def test_a_threshold_outside_the_propertys_range_is_refused_naming_it(client, prop, threshold, saved):
+    """Once a threshold of 2 or -1 on a 0-1 property was saved without a word."""
+    user = UserFactory()
+    client.force_login(user)
+    project = ProjectFactory(owner=user, enabled_properties=[prop])
+    url = reverse("properties:property-settings", args=[project.pk, prop])
+    response = client.post(url, {"direction": "lower", "threshold": threshold, "tolerance": "0.01"})
+    project.refresh_from_db()
+    assert (response.status_code == 302) is saved
+    assert (prop in project.pass_criteria) is saved
+    if not saved:
+        page = response.content.decode()
+        assert f"{threshold} is outside {prop}&#x27;s range (0 to 1): every value would pass or fail" in page

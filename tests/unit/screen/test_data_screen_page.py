@@ -183,3 +183,16 @@ def test_readable_ids():
     assert short_id("3f2c9a7be1d04c6f9e8a7b6c5d4e3f21") == "3f2c9a7b"
     assert short_id("order-1234") == "order-1234"
     assert short_id("x" * 40) == "x" * 23 + "…"
+
+
+def test_paging_with_next_links_to_the_interaction_by_its_id(client_in, run, monkeypatch):
+    """Once the link past a page's end was `?i=first&page=2`: a place on a page, not an interaction."""
+    monkeypatch.setattr(datascreen, "PAGE_SIZE", 2)
+    url = reverse("properties:run-detail", args=[run.pk])
+    ids = dict(run.interactions.values_list("user_interaction_id", "pk"))
+    end_of_first = client_in.get(url, {"i": ids["r2"], "sort": "id"}).content.decode()
+    link = re.search(r'<a href="\?([^"]+)" data-pane-next', end_of_first).group(1)
+    assert "first" not in link and f"i={ids['r3']}" in link and "page=2" in link
+    start_of_second = client_in.get(url, {"i": ids["r3"], "sort": "id", "page": "2"}).content.decode()
+    link = re.search(r'<a href="\?([^"]+)" data-pane-previous', start_of_second).group(1)
+    assert "last" not in link and f"i={ids['r2']}" in link and "page=1" in link

@@ -57,3 +57,13 @@ def test_errors_raise_with_the_status_and_detail(client_for, live_server):
     with Client(live_server.url, "evs_bad") as bad, pytest.raises(EvalsiteAPIError) as unauthorized:
         bad.projects()
     assert unauthorized.value.status_code == 401
+
+
+def test_create_project_takes_a_template_as_the_api_does(client_for):
+    project = client_for.create_project("RAG bot", template="rag")
+    assert project["template"] == "rag"
+    assert project["key_properties"][0] == "grounded_in_context"
+    assert "fluency" not in project["enabled_properties"]
+    with pytest.raises(EvalsiteAPIError) as raised:
+        client_for.create_project("Unknown", template="nope")
+    assert raised.value.status_code == 422

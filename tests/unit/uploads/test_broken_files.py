@@ -40,6 +40,17 @@ def test_an_unclosed_quote_near_the_end_rejects_one_row_by_its_line():
     assert (result.accepted, result.rejected) == (101, 1) and result.errors[0].line == 102
 
 
+def test_a_quote_closed_rows_later_loses_no_row_unreported():
+    """Once: the quote opened on line 3 closed on line 5 and the row failed there; lines 3 to 5 were
+    lost and the page said 1 rejected. Now the row where the quote opened is rejected and the lines
+    it swallowed are read again: every line of the file is stored or reported."""
+    text = 'input,output\na,one\nb,"never closed\nc,three\nd,"four"\ne,five\n'
+    result = run_ingest(RunFactory(), "rows.csv", text)
+    assert (result.accepted, result.rejected) == (4, 1)
+    [error] = result.errors
+    assert error.line == 3 and "a quote opened in this row" in error.reason
+
+
 def test_a_json_array_cut_short_keeps_the_items_before_and_says_so():
     items = [{"input": f"q{n}", "output": f"a{n}"} for n in range(3)]
     text = json.dumps(items)[:-30]  # inside the third item

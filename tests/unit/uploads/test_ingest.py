@@ -675,3 +675,16 @@ def test_rows_with_errors_are_storable_as_upload_json(media, tmp_path):
     upload = ingest.ingest_path(ProjectFactory(), "v1", path)
     upload.refresh_from_db()
     assert upload.row_errors == [{"line": None, "field": "", "reason": "the header row is not valid UTF-8"}]
+
+
+@pytest.mark.parametrize("key", [b"out\xffput", b"con\xfftext"])
+def test_a_key_that_is_not_utf8_is_reported_as_that_key_not_as_a_missing_output(run, key):
+    """A byte inside the key "output" was once reported as "output: required, but missing or empty"."""
+    row = b'{"input": "q", "' + key + b'": "the value", "output": "fine"}'
+    if key.startswith(b"out"):
+        row = b'{"input": "q", "' + key + b'": "the answer"}'
+    result = run_ingest(run, "data.jsonl", row + b"\n")
+    [error] = result.errors
+    shown = key.decode("utf-8", "replace")
+    assert (error.line, error.field) == (1, shown)
+    assert error.reason == "the name of this field is not valid UTF-8"

@@ -102,3 +102,17 @@ def test_the_same_file_again_is_refused_naming_the_upload_unless_appended_anyway
     assert upload(logged_in, project, "rows.csv", ROWS, run_name="v2").status_code == 302
     upload_and_map(logged_in, project, append_anyway="on")
     assert Interaction.objects.filter(run__name="v1").count() == 4, "appended, with ids of their own"
+
+
+def test_the_mapping_button_names_the_run_typed_on_the_upload_form(logged_in, project):
+    """Once it read `Import into run ""`: the run is created by the import, after this page."""
+    response = upload(logged_in, project, "rows.csv", ROWS, run_name="release 2")
+    page = logged_in.get(response.url).content.decode()
+    assert "Import into run \u201crelease 2\u201d" in page
+
+
+def test_the_duplicate_file_form_keeps_every_field_and_its_choices(logged_in, project):
+    upload_and_map(logged_in, project)
+    page = upload(logged_in, project, "copy.csv", ROWS, environment="production").content.decode()
+    assert '<select name="environment"' in page and '<option value="production" selected>' in page
+    assert 'name="run_name" value="v1"' in page
