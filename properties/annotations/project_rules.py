@@ -13,6 +13,7 @@ from properties.models import Project
 from properties.quality import criteria
 from properties.quality.criteria import Criterion
 from properties.scorers import registry
+from properties.screen import filters
 from properties.screen.page import address_of
 
 # Properties whose failure makes an answer bad whether or not the project counts them as key: an
@@ -45,11 +46,16 @@ def check(blocks: list[rules.Block], project: Project) -> list[str]:
     number outside the property's range, an order or a label a property of labels does not have."""
     known = project_properties(project)
     problems = []
-    for block in blocks:
+    for number, block in enumerate(blocks, start=1):
         for condition in block.conditions:
             problem = _condition_problem(condition, project, known)
             if problem:
                 problems.append(f"line {condition.line}: {problem}")
+        # A `where:` filter's properties must be the project's too (its numbers the filter checks).
+        named = {getattr(leaf, "prop", None) for leaf in filters.leaves(block.where)} if block.where else set()
+        scored = ", ".join(known) or "none yet"
+        for prop in sorted(name for name in named if name and name not in known):
+            problems.append(f"block {number}, where: the project scores no property {prop!r}; it scores {scored}")
     return problems
 
 

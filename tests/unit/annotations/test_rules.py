@@ -201,7 +201,7 @@ WHERE_RULES = """
 @pytest.mark.django_db
 def test_a_block_may_be_a_filter_of_the_data_screen(django_capture_on_commit_callbacks):
     """`where:` takes the Data Screen's language, evaluated by the same query, beside plain blocks."""
-    project = ProjectFactory(annotation_rules=WHERE_RULES)
+    project = ProjectFactory(annotation_rules=WHERE_RULES, enabled_properties=["toxicity", "content_type"])
     run = RunFactory(project=project)
     rows = [(0.9, "other", "fine"), (0.1, "sql", "DROP TABLE users;"), (0.1, "sql", "select 1"), (None, "", "none")]
     made = []
@@ -365,3 +365,11 @@ def test_the_rules_page_previews_checks_and_saves(client):
     assert client.post(url, {"rules": RULES, "run": run.pk}).status_code == 302
     project.refresh_from_db()
     assert project.annotation_rules == RULES.strip()
+
+
+@pytest.mark.django_db
+def test_a_where_block_naming_a_property_the_project_does_not_score_is_refused():
+    project = ProjectFactory(enabled_properties=["toxicity"])
+    text = "- annotation: bad\n  where: failing:groundedness OR toxicity.output > 0.5\n"
+    with pytest.raises(rules.RulesError, match="block 1, where: the project scores no property 'groundedness'"):
+        project_rules.parse_for(project, text)

@@ -7,7 +7,7 @@ import pytest
 from django.http import QueryDict
 
 from properties.annotations import annotation
-from properties.screen import datascreen
+from properties.screen import datascreen, filters
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory
 from tests.unit.screen.test_datascreen import add_value
 
@@ -87,7 +87,7 @@ def test_a_property_without_pass_or_fail_says_so(run):
 
 
 def test_the_condition_reads_back_as_written():
-    condition = datascreen.parse_condition("disagrees: grounded_in_context")
+    condition = filters.parse("disagrees: grounded_in_context")
     assert (condition.status, condition.address, str(condition)) == (
         "disagrees",
         "grounded_in_context.output",
