@@ -63,8 +63,10 @@ def test_the_legend_names_only_the_kinds_present_and_about_is_one_word(page, liv
     expect(legend).to_have_count(1)
     expect(legend).to_contain_text("Problem")
     page.locator('#detail-pane [data-property="grounded_in_context.output"]').click()
-    expect(legend).to_have_count(2)  # ungrounded statements and their closest passages
-    expect(page.locator(".legend")).not_to_contain_text("Neutral")
+    # Ungrounded statements, and their closest passages, which do not support them: grey, never support.
+    expect(legend).to_have_count(2)
+    expect(page.locator(".legend")).to_contain_text("Neutral")
+    expect(page.locator(".legend")).not_to_contain_text("Support")
     # At its narrowest the panel squeezes the property table: "about" once broke into "abo" and "ut".
     page.evaluate("localStorage.setItem('evalsite.paneWidth', '320')")
     page.reload()

@@ -59,7 +59,7 @@ def test_start_serves_the_app_scores_the_demo_and_stops_its_children(tmp_path):
                 return db.execute("SELECT status, done, failed, total FROM properties_scoringjob").fetchone()
 
         status = wait_for(lambda: (s := job_status()) and s[0] == "done" and s, 180, "the demo to be scored")
-        assert status == ("done", 60, 0, 60)
+        assert status == ("done", 100, 0, 100)  # the demo's 50 interactions, its two properties each
         with httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
             client.get("/accounts/login/")
             response = client.post(
