@@ -178,6 +178,7 @@ def test_interactions_filter_in_the_data_screens_language(client, user, auth):
     assert uids("passing:toxicity.output AND annotation = bad") == [0.09]
     assert uids("toxicity.output < 0.06 OR toxicity.output > 0.5") == [0.05, 0.7]
     assert uids("NOT annotation = good") == [0.7, 0.09]
+    assert uids("disagrees:toxicity.output") == [0.09], "passes, yet labelled bad"
     broken = client.get(url, {"filter": "failing:toxicity.output AND"}, **auth)
     assert broken.status_code == 400
     assert "column 28: the filter ends too early" in broken.json()["detail"]
