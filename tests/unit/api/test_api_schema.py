@@ -9,14 +9,15 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from django.core.cache import cache
+from django.core.management.color import no_style
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from properties.api import api
-from properties.models import ApiToken, Interaction, PropertyValue, ScoringJob
+from properties.models import ApiToken, Interaction, Project, PropertyValue, Run, ScoringJob
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 
 
@@ -43,6 +44,11 @@ def auth_headers(db, settings) -> dict[str, str]:
         interaction=interaction, run=run, property_name="word_count", field="output", value=3, scorer_version="1"
     )
     ScoringJob.objects.create(pk=1, run=run)
+    # Rows made with explicit ids leave PostgreSQL's sequences behind: the next project the API
+    # creates would take id 1 again. Move them past the rows (SQLite needs nothing).
+    with connection.cursor() as cursor:
+        for statement in connection.ops.sequence_reset_sql(no_style(), [Project, Run, ScoringJob]):
+            cursor.execute(statement)
     _, secret = ApiToken.issue(user, "schemathesis")
     return {"Authorization": f"Bearer {secret}"}
 
