@@ -26,7 +26,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from bench.generated import DEVELOPMENT, HELD_OUT, Templates, _digest
+from bench.generated import DEVELOPMENT, HELD_OUT, Templates
 from bench.generated.lexicon import Lexicon
 
 MIN_TEXTS = 1000
@@ -103,20 +103,10 @@ def compose(pattern: str, setting: str, locale: str = "en_US", **slots: str | in
 
 def build() -> GeneratedSet:
     """Every template filled `fills` times, duplicates dropped, ids `template#k`; the same on every run."""
-    items: list[Item] = []
-    for template in templates.templates:
-        seen: set[str] = set()
-        attempt = 0
-        while len(seen) < template.fills and attempt < template.fills * 4:
-            seed = _digest(f"{templates.property_name}/{template.id}/{attempt}")
-            attempt += 1
-            raw = template.make(Lexicon(seed))
-            if raw["text"] in seen:
-                continue
-            seen.add(raw["text"])
-            items.append(
-                Item(f"{template.id}#{len(seen)}", raw["text"], raw["entities"], raw["setting"], raw["locale"])
-            )
+    items = [
+        Item(item_id, raw["text"], raw["entities"], raw["setting"], raw["locale"])
+        for _, item_id, raw in templates.filled(lambda raw: raw["text"])
+    ]
     return GeneratedSet(items, templates.held_out())
 
 

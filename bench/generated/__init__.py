@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,21 @@ class Templates:
 
         return register
 
+    def filled(self, key: Callable[[dict[str, Any]], str]) -> Iterator[tuple[Template, str, dict[str, Any]]]:
+        """Every template filled `fills` times from seeded lexicons, those with a `key` already seen
+        dropped: (template, id `template#k`, what it made). The same on every run."""
+        for template in self.templates:
+            seen: set[str] = set()
+            attempt = 0
+            while len(seen) < template.fills and attempt < template.fills * 4:
+                seed = _digest(f"{self.property_name}/{template.id}/{attempt}")
+                attempt += 1
+                raw = template.make(Lexicon(seed))
+                if key(raw) in seen:
+                    continue
+                seen.add(key(raw))
+                yield template, f"{template.id}#{len(seen)}", raw
+
     def held_out(self) -> frozenset[str]:
         ranked = sorted(self.templates, key=lambda template: _digest(f"{self.property_name}/{template.id}"))
         count = (len(ranked) + 2) // 3  # a third, rounded up
@@ -105,19 +120,11 @@ def build(property_name: str) -> GeneratedSuite:
     """The property's generated suite: every template filled, duplicates dropped, ids `template#k`."""
     templates = templates_of(property_name)
     cases: list[Case] = []
-    for template in templates.templates:
-        seen: set[str] = set()
-        attempt = 0
-        while len(seen) < template.fills and attempt < template.fills * 4:
-            seed = _digest(f"{property_name}/{template.id}/{attempt}")
-            attempt += 1
-            raw = template.make(Lexicon(seed))
-            key = repr((raw.get("interaction"), raw.get("variant"), raw.get("field")))
-            if key in seen:
-                continue
-            seen.add(key)
-            raw = {"about": template.about, **raw, "id": f"{template.id}#{len(seen)}"}
-            cases.append(_case(raw, templates.scored_field, f"{property_name} template {template.id}"))
+    for template, case_id, raw in templates.filled(
+        lambda raw: repr((raw.get("interaction"), raw.get("variant"), raw.get("field")))
+    ):
+        raw = {"about": template.about, **raw, "id": case_id}
+        cases.append(_case(raw, templates.scored_field, f"{property_name} template {template.id}"))
     evidence = templates.evidence
     rule = EvidenceRule(evidence["side"], float(evidence["threshold"])) if evidence else None
     path = Path(__file__).with_name(f"{property_name}.py")
