@@ -56,7 +56,7 @@ function markSelectedRow() {
 }
 
 htmx.onLoad(function (root) {
-  if (root.id === "detail-pane" || root.id === "screen" || root === document.body) markSelectedRow();
+  if (["detail-pane", "screen", "screen-layout"].indexOf(root.id) !== -1 || root === document.body) markSelectedRow();
   // After a property is chosen, bring its first highlighted span into view.
   var mark = root.querySelector && root.querySelector("#detail-pane mark.evidence, .detail-page mark.evidence");
   if (mark && root !== document.body) mark.scrollIntoView({ block: "center" });
@@ -154,10 +154,17 @@ function typing(element) {
   return element && (element.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(element.tagName));
 }
 
-// Set while the panel is being replaced.
+// Set while the panel is being replaced: alone, or with the table when j or k crosses a page's end.
+var PANE_TARGETS = ["detail-pane", "screen-layout"];
 var paneLoading = false;
+
+function replacesPane(event) {
+  var target = event.detail.target;
+  return Boolean(target && PANE_TARGETS.indexOf(target.id) !== -1);
+}
+
 document.addEventListener("htmx:beforeRequest", function (event) {
-  if (event.detail.target && event.detail.target.id === "detail-pane") paneLoading = true;
+  if (replacesPane(event)) paneLoading = true;
 });
 // The panel is ready for keys once htmx has processed it (its forms post through htmx). A note
 // saved with Enter leaves the focus in the new panel's note field (htmx keeps the focus on an
@@ -167,7 +174,7 @@ htmx.onLoad(function (root) {
   if (!panel) return;
   // htmx announces the page's own load a moment after it starts: a panel requested since (a key
   // pressed at once) is still loading.
-  if (root !== panel && paneLoading) return;
+  if (root === document.body && paneLoading) return;
   var active = document.activeElement;
   if (active && panel.contains(active) && typing(active)) {
     active.blur();
@@ -181,46 +188,34 @@ htmx.onLoad(function (root) {
 // A panel that failed to load: the keys waiting for it are dropped (they were meant for it). Other
 // requests (the pass rates) neither hold nor drop keys.
 document.addEventListener("htmx:afterRequest", function (event) {
-  var target = event.detail.target;
-  if (!event.detail.successful && target && target.id === "detail-pane") {
+  if (!event.detail.successful && replacesPane(event)) {
     paneLoading = false;
     queuedKeys = [];
   }
 });
 
 // Keys pressed while the next interaction loads wait their turn, in order: five quick j's move
-// five rows, each interaction shown on the way (none is skipped unseen). A key that loads a page
-// (past the last row) carries the keys still waiting over to that page.
+// five rows, each interaction shown on the way (none is skipped unseen). Past a page's last row the
+// next page replaces the table and the panel in place (no new document, which would drop the keys
+// pressed while it loads). Keys wait too until htmx has processed the page: before, a row's link
+// would load a whole page.
 var KEYS = ["j", "k", "ArrowDown", "ArrowUp", "g", "b", "n", "Escape", "?"];
 var QUEUE_LIMIT = 50;
-var QUEUED_KEYS = "evalsite.queuedKeys";
 var queuedKeys = [];
-var leaving = false;
+var pageReady = false;
 
 function queueKey(key) {
   if (queuedKeys.length < QUEUE_LIMIT) queuedKeys.push(key);
-  if (leaving) saveQueuedKeys();
 }
 
-function saveQueuedKeys() {
-  try {
-    sessionStorage.setItem(QUEUED_KEYS, JSON.stringify(queuedKeys));
-  } catch (error) {
-    // Private browsing: the keys waiting are dropped with the page.
-  }
-}
-
-(function restoreQueuedKeys() {
-  try {
-    queuedKeys = JSON.parse(sessionStorage.getItem(QUEUED_KEYS) || "[]").slice(0, QUEUE_LIMIT);
-    sessionStorage.removeItem(QUEUED_KEYS);
-  } catch (error) {
-    queuedKeys = [];
-  }
-})();
+htmx.onLoad(function (root) {
+  if (root !== document.body) return;
+  pageReady = true;
+  runQueuedKeys();
+});
 
 function runQueuedKeys() {
-  while (queuedKeys.length && !paneLoading && !leaving) {
+  while (queuedKeys.length && pageReady && !paneLoading) {
     if (typing(document.activeElement)) {
       queuedKeys = []; // `n` opened the note: what follows was meant for it, not for the screen
       return;
@@ -240,12 +235,12 @@ function move(step) {
     rows[next].querySelector(".open-interaction").click();
     return;
   }
-  // Past the end of the page: the panel's link goes to the next (or previous) page.
+  // Past the end of the page: the panel's link names the next (or previous) page and its row.
   var link = document.querySelector(step > 0 ? "[data-pane-next]" : "[data-pane-previous]");
   if (link && link.href) {
-    leaving = true;
-    saveQueuedKeys();
-    window.location.href = link.href;
+    // The answer names its address (HX-Push-Url): it enters the history before the swap, so before
+    // any key waiting opens the next row.
+    htmx.ajax("GET", link.href, { target: "#screen-layout", swap: "outerHTML" });
   }
 }
 
@@ -291,7 +286,7 @@ document.addEventListener("keydown", function (event) {
   var dialog = document.getElementById("shortcuts");
   if (dialog && dialog.open) return; // the dialog handles Esc itself
   if (KEYS.indexOf(event.key) === -1) return;
-  if (paneLoading || leaving) {
+  if (!pageReady || paneLoading) {
     queueKey(event.key);
     event.preventDefault();
     return;

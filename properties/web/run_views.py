@@ -7,7 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadReque
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
+from django_htmx.http import HttpResponseStopPolling, push_url
 
 from properties import export
 from properties.annotations import annotation, rules
@@ -71,8 +71,9 @@ def run_export(request: HttpRequest, pk: int, file_format: str) -> HttpResponse:
     return response
 
 
-# The Data Screen's fragments by the id of the element htmx swaps.
-SCREEN_PARTIALS = {"screen": "screen", "detail-pane": "panel", "pass-rates": "pass-rates"}
+# The Data Screen's fragments by the id of the element htmx swaps; the layout (table and panel
+# together) is swapped when j or k goes past the end of a page.
+SCREEN_PARTIALS = {"screen": "screen", "detail-pane": "panel", "pass-rates": "pass-rates", "screen-layout": "layout"}
 
 
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -85,7 +86,10 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, template + "#pass-rates", screen.rates_context(run, request.GET))
     context = screen.screen_context(run, request.GET, request.session)
     context.update(score=annotation.run_score(run), llm_totals=RunLLMUsage.totals(run), llm_usage=run.llm_usage.all())
-    return render(request, template + (f"#{partial}" if partial else ""), context)
+    response = render(request, template + (f"#{partial}" if partial else ""), context)
+    if partial == "layout":  # another page of the table: the address bar follows
+        push_url(response, request.get_full_path())
+    return response
 
 
 @require_POST

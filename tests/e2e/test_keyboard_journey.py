@@ -75,6 +75,9 @@ def test_quick_keys_are_queued_and_page_ends_link_to_the_interaction(page, live_
         page.keyboard.press("j")
     opened(page, "row-53")
     assert f"i={ids['row-53']}" in page.url and "first" not in page.url
+    # The table beside the panel is the second page, its open row marked.
+    expect(page.locator(".pager")).to_contain_text("page 2 of 2")
+    expect(page.locator("#interactions tbody tr.selected")).to_have_attribute("id", f"row-{ids['row-53']}")
     page.screenshot(path=str(artifacts / "keys-queued-next-page.png"))
     # The URL is a link to share: opened afresh, it shows the same interaction.
     shared = page.url
