@@ -115,7 +115,14 @@ COLOURS = ("red", "blue", "green", "black", "white", "silver", "yellow", "grey")
 
 @cache
 def _faker() -> Faker:
-    return Faker(list(LOCALES))
+    faker = Faker(list(LOCALES))
+    # Faker's Italian towns are a list made from a set, in an order that changes with the hash seed
+    # of each Python process: sorted, the same seed draws the same towns on every run.
+    if "it_IT" in LOCALES:
+        for provider in faker["it_IT"].providers:
+            if isinstance(getattr(provider, "cities", None), list):
+                provider.cities = sorted(provider.cities)
+    return faker
 
 
 class Lexicon:
