@@ -26,12 +26,18 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F, Min
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from properties.models import ScoringChunk, ScoringJob
 
 logger = logging.getLogger(__name__)
 _inline = threading.local()
+
+# What a failed publish raises: kombu's OperationalError when the broker refuses, but also whatever its
+# retry path raises on a channel it closed meanwhile (kombu's SQLAlchemy transport, its SQLite file
+# locked for seconds, answers AttributeError: 'NoneType' object has no attribute 'client'). Either
+# way the task never reached the broker: the chunk stays unsent, the job says why, the sweeper sends
+# it again. Nothing that sends a chunk fails for it (an upload's rows are already stored).
+PUBLISH_FAILURES = (Exception,)
 
 # Chunks marked sent per UPDATE before their tasks are published: a failed publish un-marks the
 # rest of the batch only, and a large plan (5,000 chunks a property on a million rows) is not
@@ -69,7 +75,7 @@ def release(queue: str) -> int:
             continue  # another worker released it meanwhile
         try:
             publish(chunk)
-        except BrokerUnavailable as exc:
+        except PUBLISH_FAILURES as exc:
             _unsend([chunk], exc)
             break
         sent += 1
@@ -129,7 +135,7 @@ def send(chunk_ids: list[int]) -> int:
         for position, chunk in enumerate(batch):
             try:
                 publish(chunk)
-            except BrokerUnavailable as exc:
+            except PUBLISH_FAILURES as exc:
                 _unsend(batch[position:], exc)
                 return sent
             sent += 1
@@ -163,10 +169,11 @@ def continue_annotation(job_id: int, after: int) -> None:
 def _unsend(chunks: list[ScoringChunk], exc: Exception) -> None:
     # Not an attempt: the chunk never reached a worker, so it must not count towards giving up.
     ScoringChunk.objects.filter(pk__in=[chunk.pk for chunk in chunks]).update(sent_at=None, attempts=F("attempts") - 1)
-    logger.warning("the broker refused %d tasks (%s); the sweeper will send them again", len(chunks), exc)
+    logger.warning("the broker refused %d tasks (%s); the sweeper will send them again", len(chunks), exc, exc_info=exc)
     for job_id in {chunk.job_id for chunk in chunks}:
         ScoringJob(pk=job_id).note(
-            f"The broker did not accept {len(chunks)} task(s) ({exc}); they will be sent again within a minute."
+            f"The broker did not accept {len(chunks)} task(s) ({type(exc).__name__}: {exc}); "
+            "they will be sent again within a minute."
         )
 
 

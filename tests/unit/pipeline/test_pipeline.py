@@ -166,6 +166,19 @@ def test_a_broker_that_refuses_fails_nothing_and_the_sweeper_sends_later(
     assert memory_broker.take("cpu") == [("properties.plan_job", (job.pk,))]
 
 
+def test_a_publish_that_breaks_inside_kombu_fails_nothing_either(run, monkeypatch, django_capture_on_commit_callbacks):
+    # What kombu's SQLAlchemy transport raised on a channel it closed while its SQLite file was locked.
+    def broken(chunk):
+        raise AttributeError("'NoneType' object has no attribute 'client'")
+
+    monkeypatch.setattr(dispatch, "publish", broken)
+    job = started_job(run, django_capture_on_commit_callbacks)
+    plan = job.chunks.get()
+    job.refresh_from_db()
+    assert (plan.sent_at, plan.attempts) == (None, 0)
+    assert "The broker did not accept 1 task(s) (AttributeError: " in job.notice
+
+
 def heartbeat(worker: str, queues=("cpu",), seen_ago: float = 0, idle_for: float | None = None, now=None):
     now = now or timezone.now()
     last_seen = now - timedelta(seconds=seen_ago)
