@@ -281,8 +281,9 @@ class GroundedInContext(Scorer):
     )
     fields = ("output",)
     queue = "models"
-    # 3: every statement is a span, supported ones too.
-    version = "3"
+    # 3: every statement is a span, supported ones too. 4: times of day, durations in words and short
+    # forms compared as such; an attribute moved between entities of one sentence is unsupported.
+    version = "4"
     uses_full_context = True
 
     def __init__(self, nli_model: str | None = None, threshold: float = 0.5) -> None:

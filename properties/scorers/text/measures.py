@@ -18,15 +18,21 @@ from properties.scorers.text.statements import NUMBER_NAMES, number_value
 
 # The units read, by how they are written (pint parses them); a bare "m", "s" or "in" is left out:
 # in prose they are mostly a letter or a word.
-_UNIT = (
+UNIT = (
     r"(?:mm|cm|km|inch(?:es)?|ft|feet|foot|yards?|miles?|metres?|meters?|kilomet(?:re|er)s?|centimet(?:re|er)s?|"
     r"millimet(?:re|er)s?|mg|g|kg|tons?|tonnes?|lbs?|oz|ounces?|grams?|kilos?|kilograms?|ml|l|litres?|liters?|"
     r"gallons?|mph|km/h|ms|sec(?:ond)?s?|min(?:ute)?s?|h|hrs?|hours?|days?|weeks?|months?|years?|yrs?|"
     r"decades?|[kMGT]B|bytes?|kilobytes?|megabytes?|gigabytes?|terabytes?|[kM]?W|kWh|watts?|kilowatts?|mAh|Wh)"
 )
 _NUMBER = r"\d+(?:[.,]\d+)*|" + "|".join(NUMBER_NAMES.split())
-_QUANTITY = re.compile(rf"(?<![\w.,])({_NUMBER})[\s-]?({_UNIT})\b", re.IGNORECASE)
+_QUANTITY = re.compile(rf"(?<![\w.,])({_NUMBER})[\s-]?({UNIT})\b", re.IGNORECASE)
 _SPELLING = {"hrs": "hours", "hr": "hour", "yrs": "years", "yr": "year", "kilos": "kilograms", "kilo": "kilogram"}
+# Durations written in words: "half an hour", "a quarter of an hour", "an hour and a half", "a week".
+_WORD_DURATION = re.compile(
+    r"\b(?:(?P<half>half\s+an?)|(?P<quarter>a\s+quarter\s+of\s+an?)|an?|one)\s+"
+    r"(?P<unit>second|minute|hour|day|week|month|year|decade)(?P<and_a_half>\s+and\s+a\s+half)?\b",
+    re.IGNORECASE,
+)
 # Two readings of one quantity agree within this share (rounding: "about 2.2 lbs" for 1 kg).
 TOLERANCE = 0.02
 
@@ -39,7 +45,8 @@ def _registry() -> Any:
 
 
 def quantities(text: str) -> list[tuple[str, Any]]:
-    """Each number with a unit after it: (the number as written, the quantity)."""
+    """Each number with a unit after it, and each duration in words: (the number or the words as
+    written, the quantity)."""
     found = []
     for match in _QUANTITY.finditer(text):
         number, unit = match.group(1), match.group(2)
@@ -51,7 +58,19 @@ def quantities(text: str) -> list[tuple[str, Any]]:
         except Exception:  # noqa: BLE001 - pint raises several kinds of error for a word it cannot read
             continue
         found.append((number, quantity))
+    for match in _WORD_DURATION.finditer(text):
+        value = 0.5 if match["half"] else 0.25 if match["quarter"] else 1.0
+        value += 0.5 if match["and_a_half"] else 0.0
+        found.append((match.group(), value * _registry().parse_units(match["unit"].lower())))
     return found
+
+
+def same_quantity(one: Any, other: Any) -> bool:
+    """Whether two quantities are one, in whatever units (within `TOLERANCE`)."""
+    if one.dimensionality != other.dimensionality:
+        return False
+    converted = other.to(one.units).magnitude
+    return abs(converted - one.magnitude) <= TOLERANCE * max(abs(one.magnitude), 1e-9)
 
 
 def same_quantity_in(number: str, statement: str, passage: str) -> bool:
@@ -59,14 +78,7 @@ def same_quantity_in(number: str, statement: str, passage: str) -> bool:
     another unit."""
     wanted = [quantity for written, quantity in quantities(statement) if number_value(written) == number_value(number)]
     given = [quantity for _, quantity in quantities(passage)]
-    for quantity in wanted:
-        for other in given:
-            if quantity.dimensionality != other.dimensionality:
-                continue
-            converted = other.to(quantity.units).magnitude
-            if abs(converted - quantity.magnitude) <= TOLERANCE * max(abs(quantity.magnitude), 1e-9):
-                return True
-    return False
+    return any(same_quantity(quantity, other) for quantity in wanted for other in given)
 
 
 def missing_figures(figures: set[str], statement: str, passage: str, given: set[str]) -> set[str]:

@@ -9,9 +9,17 @@ weighing, and say why in words:
 - `reworded(statement, passage)`: the same, with one content word of the statement replaced (a
   synonym: "kept" for "retained"), unless the two words are opposites; the caller confirms the
   meaning with the sentence embeddings.
-- `mismatch(statement, entities, passage)`: a number, a named entity or a negation of the statement
-  that the passage lacks or contradicts; the statement is then unsupported whatever else agrees
-  ("the documents say 2009, the answer says 2015").
+- `mismatch(statement, entities, passage)`: a number, a time of day, a named entity or a negation of
+  the statement that the passage lacks or contradicts; the statement is then unsupported whatever
+  else agrees ("the documents say 2009, the answer says 2015").
+
+A quantity or a time of day is one figure however it is written: "30 minutes" is "half an hour"
+(`measures`), "19:30" is "half past seven in the evening" (`times`), and a short form of the
+passage's words is no new name ("SSO" for "single sign-on", `abbreviations`). Before the copy
+rules compare word orders, each quantity and time of the statement that the passage gives in
+another form is written the same way in both (`_aligned`), and the numbers keep their places
+among the words: a statement that takes one entity's figure for another's ("version 2.1.4 was
+released in 2024" where 2024 is version 6.1.9's year) is no copy.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from properties.scorers.text import measures, statements
+from properties.scorers.text import abbreviations, measures, statements, times
 
 # Content words of the passage's sentence allowed between the statement's own (a dropped adjective,
 # a clause the answer left out), in all.
@@ -60,8 +68,55 @@ def _sentences(text: str) -> list[str]:
     return [text[start:end] for start, end in statements.sentences_and_lines(text)] or [text]
 
 
+_TERM = re.compile(r"\d+(?:[.,:]\d+)*|[^\W_]+(?:['’][^\W_]+)*")
+
+
+def _terms(text: str) -> list[str]:
+    """The content stems and the numbers of the text, in its order: what a copy keeps in place."""
+    found = []
+    for token in _TERM.findall(text):
+        if token[0].isdigit():
+            found.append(token.replace(",", ""))
+        else:
+            found.extend(statements.content_stem_sequence(token))  # nothing for a function word
+    return found
+
+
+def _aligned(statement: str, sentence: str) -> tuple[str, str]:
+    """Both texts with each time and quantity of the statement that the sentence gives in another
+    form replaced by one shared word, so that the word-order rules see the same thing twice."""
+    pairs: list[tuple[str, str]] = []
+    given_times = times.times_of_day(sentence)
+    for said in times.times_of_day(statement):
+        same = next((time for time in given_times if said.same_as(time)), None)
+        if same is not None and said.text != same.text:
+            pairs.append((said.text, same.text))
+    given = measures.quantities(sentence)
+    for written, quantity in measures.quantities(statement):
+        for other_written, other in given:
+            if measures.same_quantity(quantity, other) and written != other_written:
+                pairs.append((_quantity_text(statement, written), _quantity_text(sentence, other_written)))
+                break
+    # Short forms written out as the sentence writes them ("SSO" as "Single sign on").
+    for token, words in abbreviations.short_forms(statement, sentence).items():
+        statement = re.sub(rf"(?<![\w.]){re.escape(token)}\.?(?!\w)", words, statement, count=1)
+    for number, (said, same) in enumerate(pairs):
+        word = f"sameas{chr(ord('a') + number % 26)}"
+        statement = statement.replace(said, word, 1)
+        sentence = sentence.replace(same, word, 1)
+    return statement, sentence
+
+
+def _quantity_text(text: str, written: str) -> str:
+    """The quantity as written in the text, its unit with it ("300 cm", "half an hour")."""
+    match = re.search(rf"(?<![\w.,]){re.escape(written)}(?:[\s-]?{measures.UNIT})?\b", text, re.IGNORECASE)
+    return match.group() if match else written
+
+
 def _in_order(wanted: list[str], sentence: list[str]) -> bool:
-    """Whether `wanted` is a subsequence of `sentence` with at most MAX_GAP_WORDS words in between."""
+    """Whether `wanted` is a subsequence of `sentence` with at most MAX_GAP_WORDS content words in
+    between. Numbers left out between them do not count (a date the answer dropped), but a number
+    of `wanted` found only past another number is another figure's place: no match."""
     if not wanted:
         return False
     for first in (i for i, word in enumerate(sentence) if word == wanted[0]):
@@ -71,7 +126,12 @@ def _in_order(wanted: list[str], sentence: list[str]) -> bool:
                 found = sentence.index(word, position + 1)
             except ValueError:
                 break
-            gaps += found - position - 1
+            skipped = sentence[position + 1 : found]
+            # Past another figure, or past a word of the statement said again, is a parallel clause
+            # ("version 2.1.4 in 2016 and version 6.1.9 in 2024"): another entity's attribute.
+            if (_is_number(word) and any(_is_number(term) for term in skipped)) or set(skipped) & set(wanted):
+                break
+            gaps += sum(not _is_number(term) for term in skipped)
             position = found
         else:
             if gaps <= MAX_GAP_WORDS:
@@ -79,13 +139,17 @@ def _in_order(wanted: list[str], sentence: list[str]) -> bool:
     return False
 
 
+def _is_number(term: str) -> bool:
+    return term[:1].isdigit()
+
+
 def copied(statement: str, passage: str) -> bool:
     """A copy or near copy of one sentence of the passage (see the module docstring)."""
-    wanted = statements.content_stem_sequence(statement)
     for sentence in _sentences(passage):
+        said, given = _aligned(statement, sentence)
         if (
-            _in_order(wanted, statements.content_stem_sequence(sentence))
-            and figures(statement) <= figures(sentence)
+            _in_order(_terms(said), _terms(given))
+            and figures(said) <= figures(given)
             and negated(statement) == negated(sentence)
         ):
             return True
@@ -141,15 +205,15 @@ OPPOSITES = frozenset({*_OPPOSITES, *((b, a) for a, b in _OPPOSITES)})
 def reworded(statement: str, passage: str) -> tuple[str, str] | None:
     """(the statement's word, the passage's) when the statement is one sentence of the passage with
     one content word replaced by a word that is not its opposite; None otherwise."""
-    wanted = statements.content_stem_sequence(statement)
-    if len(wanted) < 3:
+    if len(statements.content_stem_sequence(statement)) < 3:
         return None
     for sentence in _sentences(passage):
-        words = statements.content_stem_sequence(sentence)
+        said, given = _aligned(statement, sentence)
+        wanted, words = _terms(said), _terms(given)
         new = [w for w in wanted if w not in words]
-        if len(new) != 1 or not figures(statement) <= figures(sentence) or negated(statement) != negated(sentence):
+        if len(new) != 1 or not figures(said) <= figures(given) or negated(statement) != negated(sentence):
             continue
-        if not _in_order([w for w in wanted if w != new[0]], words):
+        if _is_number(new[0]) or not _in_order([w for w in wanted if w != new[0]], words):
             continue
         others = [w for w in words if w not in wanted]
         if others and not any((new[0], other) in OPPOSITES for other in others):
@@ -178,9 +242,20 @@ def names(statement: str, entities: Sequence[str]) -> list[str]:
 
 def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | None:
     """Why the passage cannot support the statement, in words, or None."""
+    # A time of day is compared as a time, however either text writes it (`times`).
+    said_times, given_times = times.times_of_day(statement), times.times_of_day(passage)
+    other_times = [said for said in said_times if not any(said.same_as(given) for given in given_times)]
+    if other_times:
+        documents = (
+            f"the documents say {', '.join(time.text for time in given_times)}"
+            if given_times
+            else "the documents give no such time"
+        )
+        return f"{documents}, the answer says {', '.join(time.text for time in other_times)}"
+    untimed = _without(statement, said_times)
     # A figure in another unit is no difference when the passage gives the same quantity (`measures`).
     missing = sorted(
-        f for f in figures(statement) - figures(passage) if not measures.same_quantity_in(f, statement, passage)
+        f for f in figures(untimed) - figures(passage) if not measures.same_quantity_in(f, untimed, passage)
     )
     if missing:
         # Only the passage's figures that the statement lacks: one both give is no difference.
@@ -189,15 +264,20 @@ def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | Non
         return f"{documents}, the answer says {', '.join(missing)}"
     lower = " ".join(passage.lower().split())
     stems = statements.content_stems(passage)
+    short = abbreviations.short_forms(untimed, passage)
     absent = [
         entity
-        for entity in names(statement, entities)
+        for entity in names(untimed, [entity for entity in entities if not _inside_a_time(entity, said_times)])
         if " ".join(entity.lower().split()) not in lower
         and not statements.content_stems(entity) <= stems
         and not measures.is_a_quantity_given_in(entity, passage)
+        and not _short_form_of_words_in(entity, short, passage, stems)
     ]
     if absent:
         return f"the documents do not mention {', '.join(absent)}"
+    mixed = _mixed_clauses(statement, passage)
+    if mixed is not None:
+        return f"the documents say that of another: \u201c{_preview(mixed)}\u201d"
     closest = _closest_sentence(statement, passage)
     if closest is not None and negated(statement) != negated(closest):
         side = "denies" if negated(statement) else "affirms"
@@ -205,7 +285,58 @@ def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | Non
     return None
 
 
+def _without(text: str, found: Sequence[times.TimeOfDay]) -> str:
+    """The text with these times of day blanked out (their numbers are compared as times)."""
+    for time in reversed(found):
+        text = text[: time.start] + " " * (time.end - time.start) + text[time.end :]
+    return text
+
+
+def _inside_a_time(entity: str, found: Sequence[times.TimeOfDay]) -> bool:
+    return any(entity in time.text or time.text in entity for time in found)
+
+
+def _short_form_of_words_in(entity: str, short: dict[str, str], passage: str, stems: set[str]) -> bool:
+    """Whether each word of the name is in the passage or a short form of its words ("Titan API",
+    "Mon-Fri", "USD 585M"), one at least a short form (`abbreviations.short_forms`)."""
+    lower = {word.lower() for word in _WORD.findall(passage)}
+    tokens = [token.strip(".") for token in re.split(r"[\s\-–/]+", entity) if token.strip(".")]
+    unknown = [token for token in tokens if token.lower() not in lower and statements.stem(token) not in stems]
+    return bool(unknown) and all(token in short for token in unknown)
+
+
 _CLAUSE = re.compile(r"[;:,]\s+|\s+(?:but|whereas|while|although)\s+", re.IGNORECASE)
+
+
+# Where a sentence joins two clauses of the same shape ("X weighs 21 kg and Y weighs 23 kg").
+_PARALLEL = re.compile(r"[;,]\s+(?:while\s+|whereas\s+|and\s+|but\s+)?|\s+(?:and|while|whereas|but)\s+", re.I)
+
+
+def _mixed_clauses(statement: str, passage: str) -> str | None:
+    """The clause whose attribute the statement gives to the subject of another clause of the same
+    sentence, or None. Of two clauses A and B, each one's own subject is its first term the other
+    lacks; the statement mixes them when it names A's own subject, not B's, and takes a term only
+    B has: "the Summit e-bike weighs 23 kg" from "the Summit e-bike weighs 21 kg and the Harbor
+    e-bike weighs 23 kg". A clause without a subject of its own ("..., and it costs $500") is the
+    same subject's, and mixes nothing."""
+    wanted = set(_terms(statement))
+    if not wanted:
+        return None
+    for sentence in _sentences(passage):
+        clauses = [clause for clause in _PARALLEL.split(sentence) if clause and clause.strip()]
+        terms = [set(_terms(clause)) for clause in clauses]
+        if len(clauses) < 2 or not wanted <= set().union(*terms):
+            continue
+        for a, b in ((a, b) for a in range(len(clauses)) for b in range(len(clauses)) if a != b):
+            own_a = _own_subject(clauses[a], terms[b])
+            own_b = _own_subject(clauses[b], terms[a])
+            if own_a in wanted and own_b is not None and own_b not in wanted and wanted & (terms[b] - terms[a]):
+                return clauses[b].strip()
+    return None
+
+
+def _own_subject(clause: str, other: set[str]) -> str | None:
+    return next((term for term in _terms(clause) if term not in other), None)
 
 
 def _closest_sentence(statement: str, passage: str) -> str | None:

@@ -1,0 +1,108 @@
+"""Grounded in Context's lexical rules: times of day, short forms, durations in words, and an
+attribute moved from one entity of a sentence to another."""
+
+from __future__ import annotations
+
+import pytest
+
+from properties.scorers.text import abbreviations, measures, support, times
+
+
+def minutes(text: str) -> list[list[tuple[int, int]]]:
+    return [sorted(divmod(reading, 60) for reading in time.readings) for time in times.times_of_day(text)]
+
+
+@pytest.mark.parametrize(
+    "text, readings",
+    [
+        ("closes at a quarter to ten in the morning", [[(9, 45)]]),
+        ("runs at half past seven in the evening", [[(19, 30)]]),
+        ("starts at 3:45 pm", [[(15, 45)]]),
+        ("a quarter to one in the afternoon", [[(12, 45)]]),
+        ("seven o'clock", [[(7, 0), (19, 0)]]),
+        ("from 9:00 to 17:00", [[(9, 0), (21, 0)], [(17, 0)]]),
+        ("at noon", [[(12, 0)]]),
+        ("Version 2.1.4 costs 3.50 dollars", []),
+    ],
+)
+def test_times_of_day_are_read_however_they_are_written(text, readings) -> None:
+    assert minutes(text) == readings
+
+
+def test_a_time_is_compared_as_a_time() -> None:
+    passage = "Daily backups run at half past seven in the evening."
+    assert support.mismatch("Daily backups run at 19:30.", [], passage) is None
+    assert support.copied("Daily backups run at 19:30.", passage)
+    changed = support.mismatch("Daily backups run at 18:30.", [], passage)
+    assert changed == "the documents say half past seven in the evening, the answer says 18:30"
+    assert support.mismatch("Daily backups run at 7:30 am.", [], passage) is not None
+
+
+def test_durations_in_words_are_quantities() -> None:
+    assert measures.same_quantity_in("30", "The call lasts 30 minutes.", "The call lasts half an hour.")
+    assert measures.same_quantity_in("90", "It takes 90 minutes.", "It takes an hour and a half.")
+    assert not measures.same_quantity_in("45", "The call lasts 45 minutes.", "The call lasts half an hour.")
+    assert support.copied("The cable is 300 cm long.", "The cable is 3 metres long.")
+
+
+@pytest.mark.parametrize(
+    "statement, passage, forms",
+    [
+        ("SSO is included.", "Single sign-on is included.", {"SSO": "Single sign on"}),
+        ("Support is open Mon-Fri.", "Support is open Monday to Friday.", {"Mon": "Monday", "Fri": "Friday"}),
+        ("Revenue was USD 58M.", "Revenue was 58 million US dollars.", {"USD": "US dollars", "58M": "58 million"}),
+        ("Falcon supports 2FA.", "Falcon supports two-factor authentication.", {"2FA": "two factor authentication"}),
+        ("Jan Novak leads it.", "Janet Novak leads it.", {}),  # a cut word only where the writer marks it
+    ],
+)
+def test_short_forms_of_the_passages_words(statement, passage, forms) -> None:
+    assert abbreviations.short_forms(statement, passage) == forms
+
+
+def test_a_short_form_is_no_new_name_but_another_name_is() -> None:
+    passage = "The Titan application programming interface allows 697 requests per minute."
+    assert support.mismatch("The Titan API allows 697 requests per minute.", ["Titan API"], passage) is None
+    assert support.copied("The Titan API allows 697 requests per minute.", passage)
+    assert "Titan SDK" in support.mismatch("The Titan SDK allows 697 requests per minute.", ["Titan SDK"], passage)
+
+
+@pytest.mark.parametrize(
+    "statement, passage",
+    [
+        (
+            "Version 2.1.4 was released on 18 February 2024.",
+            "Version 2.1.4 was released on 18 February 2016 and version 6.1.9 on 18 February 2024.",
+        ),
+        (
+            "The Summit e-bike weighs 23 kilograms.",
+            "The Summit e-bike weighs 21 kilograms and the Harbor weighs 23 kilograms.",
+        ),
+        (
+            "Benedetto Sauro is the head of sales of Cain Health.",
+            "Benedetto Sauro is the finance director of Cain Health and Deanna Mccarthy is its head of sales.",
+        ),
+        (
+            "The Enterprise plan includes single sign-on.",
+            "The Enterprise plan includes audit logs; the Pro plan adds single sign-on.",
+        ),
+    ],
+)
+def test_an_attribute_moved_to_another_entity_is_unsupported(statement, passage) -> None:
+    assert not support.copied(statement, passage)
+    assert support.mismatch(statement, [], passage).startswith("the documents say that of another")
+
+
+@pytest.mark.parametrize(
+    "statement, passage",
+    [
+        ("The Summit e-bike costs $500.", "The Summit e-bike weighs 21 kilograms, and it costs $500 in Europe."),
+        ("The Enterprise plan includes data export.", "The Enterprise plan includes audit logs and data export."),
+        (
+            "Version 1.5.9 of Sonata adds scheduled reports.",
+            "Version 1.5.9 of Sonata, released on 26 June 2015, adds scheduled reports.",
+        ),
+    ],
+)
+def test_one_entity_across_clauses_is_still_supported(statement, passage) -> None:
+    assert support.mismatch(statement, [], passage) is None
+    assert support.copied(statement, passage)
