@@ -64,6 +64,35 @@ def negated(text: str) -> bool:
     return _NEGATION.search(text) is not None
 
 
+# Words a negation reaches past to the word it denies ("is not yet included", "cannot be used").
+_NEGATION_REACH = 3
+
+
+def negated_words(text: str) -> set[str]:
+    """The content stems that a negation of the text denies: the first content word after each
+    negation word ("cannot use" denies use, "at no extra cost" denies extra)."""
+    tokens = _TERM.findall(text)
+    denied = set()
+    for position, token in enumerate(tokens):
+        if not _NEGATION.fullmatch(token):
+            continue
+        for after in tokens[position + 1 : position + 1 + _NEGATION_REACH]:
+            stems = statements.content_stem_sequence(after)
+            if stems and not _NEGATION.fullmatch(after):
+                denied.add(stems[0])
+                break
+    return denied
+
+
+def same_polarity(statement: str, sentence: str) -> bool:
+    """Whether no word that one text denies is said plainly by the other: "You cannot use SSO" and
+    "You can use SSO at no extra cost" differ (use); "at no extra cost" alone, a phrase the statement
+    does not repeat, changes nothing."""
+    said, given = statements.content_stems(statement), statements.content_stems(sentence)
+    denied_said, denied_given = negated_words(statement), negated_words(sentence)
+    return not ((denied_said & given) - denied_given or (denied_given & said) - denied_said)
+
+
 def _sentences(text: str) -> list[str]:
     return [text[start:end] for start, end in statements.sentences_and_lines(text)] or [text]
 
@@ -77,6 +106,8 @@ def _terms(text: str) -> list[str]:
     for token in _TERM.findall(text):
         if token[0].isdigit():
             found.append(token.replace(",", ""))
+        elif token.lower() in _NUMBER_WORDS:
+            found.append(_NUMBER_WORDS[token.lower()])
         else:
             found.extend(statements.content_stem_sequence(token))  # nothing for a function word
     return found
@@ -91,12 +122,9 @@ def _aligned(statement: str, sentence: str) -> tuple[str, str]:
         same = next((time for time in given_times if said.same_as(time)), None)
         if same is not None and said.text != same.text:
             pairs.append((said.text, same.text))
-    given = measures.quantities(sentence)
-    for written, quantity in measures.quantities(statement):
-        for other_written, other in given:
-            if measures.same_quantity(quantity, other) and written != other_written:
-                pairs.append((_quantity_text(statement, written), _quantity_text(sentence, other_written)))
-                break
+    for said, same in _same_quantities(statement, sentence):
+        if said.lower() != same.lower():
+            pairs.append((said, same))
     # Short forms written out as the sentence writes them ("SSO" as "Single sign on").
     for token, words in abbreviations.short_forms(statement, sentence).items():
         statement = re.sub(rf"(?<![\w.]){re.escape(token)}\.?(?!\w)", words, statement, count=1)
@@ -105,6 +133,18 @@ def _aligned(statement: str, sentence: str) -> tuple[str, str]:
         statement = statement.replace(said, word, 1)
         sentence = sentence.replace(same, word, 1)
     return statement, sentence
+
+
+def _same_quantities(statement: str, sentence: str) -> list[tuple[str, str]]:
+    """Each quantity of the statement that the sentence gives too, in any unit, as both write it."""
+    pairs = []
+    given = measures.quantities(sentence)
+    for written, quantity in measures.quantities(statement):
+        for other_written, other in given:
+            if measures.same_quantity(quantity, other):
+                pairs.append((_quantity_text(statement, written), _quantity_text(sentence, other_written)))
+                break
+    return pairs
 
 
 def _quantity_text(text: str, written: str) -> str:
@@ -150,7 +190,7 @@ def copied(statement: str, passage: str) -> bool:
         if (
             _in_order(_terms(said), _terms(given))
             and figures(said) <= figures(given)
-            and negated(statement) == negated(sentence)
+            and same_polarity(statement, sentence)
         ):
             return True
     return False
@@ -211,7 +251,7 @@ def reworded(statement: str, passage: str) -> tuple[str, str] | None:
         said, given = _aligned(statement, sentence)
         wanted, words = _terms(said), _terms(given)
         new = [w for w in wanted if w not in words]
-        if len(new) != 1 or not figures(said) <= figures(given) or negated(statement) != negated(sentence):
+        if len(new) != 1 or not figures(said) <= figures(given) or not same_polarity(statement, sentence):
             continue
         if _is_number(new[0]) or not _in_order([w for w in wanted if w != new[0]], words):
             continue
@@ -253,6 +293,15 @@ def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | Non
         )
         return f"{documents}, the answer says {', '.join(time.text for time in other_times)}"
     untimed = _without(statement, said_times)
+    # A unit symbol is no name ("147 GB" for "147 gigabytes"): quantities the passage gives are compared above.
+    unnamed, quantities = untimed, [said for said, _ in _same_quantities(untimed, passage)]
+    for said in quantities:
+        unnamed = unnamed.replace(said, " " * len(said), 1)
+    entities = [
+        entity
+        for entity in entities
+        if not _inside_a_time(entity, said_times) and not any(entity in said for said in quantities)
+    ]
     # A figure in another unit is no difference when the passage gives the same quantity (`measures`).
     missing = sorted(
         f for f in figures(untimed) - figures(passage) if not measures.same_quantity_in(f, untimed, passage)
@@ -267,7 +316,7 @@ def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | Non
     short = abbreviations.short_forms(untimed, passage)
     absent = [
         entity
-        for entity in names(untimed, [entity for entity in entities if not _inside_a_time(entity, said_times)])
+        for entity in names(unnamed, entities)
         if " ".join(entity.lower().split()) not in lower
         and not statements.content_stems(entity) <= stems
         and not measures.is_a_quantity_given_in(entity, passage)
@@ -279,8 +328,8 @@ def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | Non
     if mixed is not None:
         return f"the documents say that of another: \u201c{_preview(mixed)}\u201d"
     closest = _closest_sentence(statement, passage)
-    if closest is not None and negated(statement) != negated(closest):
-        side = "denies" if negated(statement) else "affirms"
+    if closest is not None and not same_polarity(statement, closest):
+        side = "denies" if negated_words(statement) - negated_words(closest) else "affirms"
         return f"the answer {side} what the documents say: \u201c{_preview(closest)}\u201d"
     return None
 

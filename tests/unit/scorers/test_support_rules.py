@@ -106,3 +106,20 @@ def test_an_attribute_moved_to_another_entity_is_unsupported(statement, passage)
 def test_one_entity_across_clauses_is_still_supported(statement, passage) -> None:
     assert support.mismatch(statement, [], passage) is None
     assert support.copied(statement, passage)
+
+
+def test_a_negation_is_read_with_the_word_it_denies() -> None:
+    passage = "You can use priority support on the Basic plan at no extra cost."
+    assert support.mismatch("You cannot use priority support on the Basic plan.", [], passage).startswith(
+        "the answer denies"
+    )
+    assert not support.copied("You cannot use priority support on the Basic plan.", passage)
+    assert support.mismatch("You can use priority support on the Basic plan.", [], passage) is None
+    assert support.copied("The plan does not include SSO.", "The plan doesn't include SSO.")
+
+
+def test_a_unit_symbol_is_no_name() -> None:
+    passage = "The Lumen camera comes with 147 gigabytes of storage."
+    assert support.mismatch("The Lumen camera comes with 147 GB of storage.", ["GB", "Lumen"], passage) is None
+    assert support.copied("The Lumen camera comes with 147 GB of storage.", passage)
+    assert "the answer says 148" in support.mismatch("The Lumen camera comes with 148 GB of storage.", ["GB"], passage)
