@@ -69,6 +69,8 @@ def same_quantity(one: Any, other: Any) -> bool:
     """Whether two quantities are one, in whatever units (within `TOLERANCE`)."""
     if one.dimensionality != other.dimensionality:
         return False
+    if one.units == other.units:  # no conversion, no rounding: 148 GB is not 147 GB
+        return bool(one.magnitude == other.magnitude)
     converted = other.to(one.units).magnitude
     return abs(converted - one.magnitude) <= TOLERANCE * max(abs(one.magnitude), 1e-9)
 
