@@ -242,3 +242,27 @@ def test_the_author_or_a_project_owner_deletes_a_view_others_cannot(client, runs
 def test_a_view_id_of_another_project_cannot_be_deleted_through_this_run(client_in, runs, owner):
     theirs = SavedView.objects.create(project=ProjectFactory(owner=owner), name="Theirs", created_by=owner)
     assert client_in.post(reverse("properties:saved-view-delete", args=[runs[0].pk, theirs.pk])).status_code == 404
+
+
+def test_a_column_the_run_does_not_have_is_left_out_and_said(client_in, runs, project, owner):
+    runs[1].jobs.create(properties=["sentiment"])
+    view = SavedView.objects.create(project=project, name="Mood", columns=["sentiment.output", "toxicity.output"])
+    response = client_in.get(reverse("properties:run-detail", args=[runs[0].pk]), {"view": view.pk}, follow=True)
+    assert "Not scored on this run, so not shown: sentiment.output." in response.content.decode()
+    assert response.context["columns"] == ["toxicity.output"]
+    assert response.context["shown_view"] == view
+
+
+def test_the_save_form_follows_the_filter_applied_by_htmx(client_in, runs):
+    url = reverse("properties:run-detail", args=[runs[0].pk])
+    fragment = client_in.get(url, {"where": "toxicity.output<0.2"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="screen")
+    body = fragment.content.decode()
+    assert "<html" not in body and 'id="saved-views"' in body
+    save_form = body[body.index('class="save-view"') :]
+    assert '<input type="hidden" name="where" value="toxicity.output&lt;0.2">' in save_form
+
+
+def test_a_broken_filter_cannot_be_saved_from_the_page(client_in, runs):
+    page = client_in.get(reverse("properties:run-detail", args=[runs[0].pk]), {"where": "toxicity.output >"})
+    body = page.content.decode()
+    assert "Fix the filter to save this view." in body and 'class="save-view"' not in body
