@@ -32,9 +32,7 @@ def create_saved_view(request: HttpRequest, project_id: int, payload: SavedViewI
     form = saved_views.SavedViewForm(project, payload.dict())
     view = form.save(request.auth) if form.is_valid() else None
     if view is None:
-        status = (
-            409 if list(form.errors) == ["name"] and project.saved_views.filter(name=payload.name).exists() else 400
-        )
+        status = 409 if list(form.errors) == ["name"] and form.has_error("name", saved_views.NAME_TAKEN) else 400
         return Status(status, {"detail": form.problems(by_name=True)})
     return Status(201, view)
 

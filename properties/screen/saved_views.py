@@ -14,6 +14,8 @@ from properties.screen import datascreen, filters
 from properties.screen.datascreen import ScreenQuery
 
 SEARCH_IN = ("both", "input", "output")
+# The error code of a name the project already has (the API answers it with a 409).
+NAME_TAKEN = "taken"
 
 
 class SavedViewForm(forms.Form):
@@ -43,7 +45,7 @@ class SavedViewForm(forms.Form):
     def clean_name(self) -> str:
         name = self.cleaned_data["name"]
         if self.project.saved_views.filter(name=name).exists():
-            raise forms.ValidationError(f"the project already has a view named {name}")
+            raise forms.ValidationError(f"the project already has a view named {name}", code=NAME_TAKEN)
         return name
 
     def clean_where(self) -> str:
@@ -87,7 +89,10 @@ class SavedViewForm(forms.Form):
             with transaction.atomic():
                 return SavedView.objects.create(project=self.project, created_by=user, **self.cleaned_data)
         except IntegrityError:
-            self.add_error("name", f"the project already has a view named {self.cleaned_data['name']}")
+            taken = forms.ValidationError(
+                f"the project already has a view named {self.cleaned_data['name']}", NAME_TAKEN
+            )
+            self.add_error("name", taken)
             return None
 
 

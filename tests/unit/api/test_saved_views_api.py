@@ -88,7 +88,7 @@ def test_a_bad_view_is_a_400_naming_the_field(client, project, owner, fields, de
 def test_a_taken_name_is_a_409(client, project, owner):
     auth = auth_of(owner)
     assert create(client, project, auth).status_code == 201
-    response = create(client, project, auth)
+    response = create(client, project, auth, name=" Toxic ")
     assert response.status_code == 409
     assert response.json() == {"detail": "name: the project already has a view named Toxic"}
 
