@@ -1,7 +1,7 @@
 """The REST API, mounted at /api/ (OpenAPI schema at /api/openapi.json, docs at /api/docs).
 
 Token authentication (`Authorization: Bearer evs_...`), a fixed-window rate limit per token and
-a request size limit. One router per resource (projects, runs, interactions, jobs); server holds the
+a request size limit. One router per resource (projects, runs, interactions, jobs, saved views); server holds the
 API, its authentication and its error answers, access what a token may reach, schemas the shapes.
 Views parse input, call one function of ingest / scoring, and serialise.
 The schema and the docs need a logged-in session; the docs are the Swagger UI vendored in static/.

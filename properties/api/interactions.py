@@ -6,7 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet, prefetch_related_objects
-from django.http import HttpRequest
+from django.http import HttpRequest, QueryDict
 from ninja import Query, Router
 
 from properties.api.access import ApiError, run_for
@@ -20,9 +20,22 @@ router = Router()
 
 
 def filtered(run: Run, filters: InteractionFilters) -> QuerySet[Interaction] | datascreen.MatchedIds:
-    """The run's interactions that match the filters, in id order: the Data Screen's query."""
-    query = datascreen.ScreenQuery(annotation=filters.annotation or "")
-    query.set_filter([text for text in filters.filter if text.strip()])
+    """The run's interactions that match the filters, in id order (or a saved view's): the Data
+    Screen's query."""
+    params = QueryDict(mutable=True)
+    if filters.view is not None:
+        view = run.project.saved_views.filter(pk=filters.view).first()
+        if view is None:
+            raise ApiError(404, f"the run's project has no saved view {filters.view}")
+        params = QueryDict(view.query_string(), mutable=True)
+    if filters.annotation:
+        if params.get("annotation", filters.annotation) != filters.annotation:
+            raise ApiError(
+                400, f"annotation={filters.annotation} contradicts the view's annotation {params['annotation']}"
+            )
+        params["annotation"] = filters.annotation
+    params.setlist("where", [*params.getlist("where"), *filters.filter])
+    query = datascreen.ScreenQuery.from_params(params)
     if query.error:
         raise ApiError(400, f"bad filter {query.where!r}: {query.error}")
     return datascreen.filtered_interactions(run, query)

@@ -174,6 +174,11 @@ class InteractionFilters(Schema):
         ),
     )
     annotation: Literal["good", "bad", "unknown"] | None = None
+    view: int | None = Field(
+        None,
+        description="A saved view of the run's project (GET /api/projects/{id}/views): its filter, annotation, "
+        "search and sort; `filter=` and `annotation=` narrow it further.",
+    )
     limit: int = Field(50, ge=1, le=MAX_PAGE)
     offset: int = Field(0, ge=0, le=MAX_OFFSET)
 
@@ -262,3 +267,37 @@ class AgreementOut(Schema):
 class ThresholdIn(Schema):
     threshold: float = Field(allow_inf_nan=False)
     direction: Literal["higher", "lower"] | None = Field(None, description="The current direction if omitted.")
+
+
+class SavedViewIn(Schema):
+    """Checked as the Data Screen checks a view it saves; each problem names its field."""
+
+    name: str = Field(description="Unique within the project, at most 100 characters.")
+    where: str = Field("", description="The filter, in the Data Screen's language (as `filter=` takes it).")
+    annotation: str = Field("", description="good, bad, unknown or empty (any).")
+    source: str = Field("", description="Who set the annotation: person, estimated (the rules) or empty (anyone).")
+    search: str = Field("", description="Text searched in the input or output (the screen's Search box).")
+    search_in: str = Field("both", description="both, input or output.")
+    errors_only: bool = False
+    columns: list[str] = Field([], description="Property addresses of the project, in order; empty: the key ones.")
+    sort: str = Field("", description="id, annotation, user_interaction_id or a property address; - for descending.")
+
+
+class SavedViewOut(Schema):
+    id: int
+    project_id: int
+    name: str
+    where: str
+    annotation: str
+    source: str
+    search: str
+    search_in: str
+    errors_only: bool
+    columns: list[str]
+    sort: str
+    created_by: str | None = Field(description="The author's username; null once their account is gone.")
+    created_at: datetime
+
+    @staticmethod
+    def resolve_created_by(view: Any) -> str | None:
+        return view.created_by.username if view.created_by else None

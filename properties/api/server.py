@@ -18,7 +18,7 @@ from ninja.openapi.docs import Swagger
 from ninja.parser import Parser
 from ninja.security import HttpBearer
 
-from properties.api import agreement, interactions, jobs, projects, runs
+from properties.api import agreement, interactions, jobs, projects, runs, saved_views
 from properties.api.access import ApiError
 from properties.models import (
     ApiToken,
@@ -112,7 +112,7 @@ def body_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
     return api.create_response(request, {"detail": f"the request body is over {limit} bytes"}, status=413)
 
 
-for resource in (projects, runs, interactions, jobs, agreement):
+for resource in (projects, runs, interactions, jobs, agreement, saved_views):
     api.add_router("", resource.router)
 
 

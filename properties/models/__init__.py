@@ -4,6 +4,7 @@
 - jobs: scoring jobs, the chunks they are sent in, and the workers' heartbeats;
 - uploads: uploaded files and what became of them;
 - tokens: API tokens, stored hashed;
+- saved_views: the Data Screen's named views of a project (filter, columns, sort);
 - llm: provider keys, prompt properties and their previews, each run's LLM usage and budget.
 
 Everything is imported here: code and migrations name `properties.models.<Name>`.
@@ -33,6 +34,7 @@ from properties.models.projects import (
     TestSuite,
     ThresholdChange,
 )
+from properties.models.saved_views import SavedView
 from properties.models.tokens import ApiToken, ApiTokenQuerySet, hash_token
 from properties.models.uploads import Upload, upload_path
 
@@ -55,6 +57,7 @@ __all__ = [
     "RunBudget",
     "RunLLMUsage",
     "RunQuerySet",
+    "SavedView",
     "ScoringChunk",
     "ScoringChunkQuerySet",
     "ScoringJob",

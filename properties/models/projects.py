@@ -50,6 +50,9 @@ class Project(models.Model):
         membership, _ = Membership.objects.get_or_create(project=self, user=user, defaults={"role": role})
         return membership
 
+    def is_owner(self, user) -> bool:
+        return self.memberships.filter(user=user, role=Membership.Role.OWNER).exists()
+
     def config_for(self, prop: str) -> dict:
         return dict(self.property_config.get(prop, {}))
 

@@ -23,7 +23,7 @@ from django.db import connection
 from django.db.models import Q, QuerySet
 from django.http import QueryDict
 
-from properties.models import Interaction, PropertyValue, Run
+from properties.models import Interaction, Project, PropertyValue, Run, ScoringJob
 from properties.quality import criteria
 from properties.scorers import registry
 from properties.screen import disagreement, filters
@@ -501,6 +501,23 @@ def property_addresses(run: Run, exhaustive: bool = False) -> list[str]:
     names = set(run.project.enabled_properties)
     for properties in run.jobs.values_list("properties", flat=True):
         names.update(properties)
+    addresses = _addresses_of(names)
+    if exhaustive:
+        pairs = PropertyValue.objects.filter(run=run).values_list("property_name", "field").distinct().order_by()
+        addresses.update(prop if f == "interaction" else f"{prop}.{f}" for prop, f in pairs)
+    return sorted(addresses)
+
+
+def project_addresses(project: Project) -> list[str]:
+    """Addresses of the properties the project scores or has scored on any of its runs: what a saved
+    view, applied to any run of the project, may show as a column or sort by."""
+    names = set(project.enabled_properties)
+    for properties in ScoringJob.objects.filter(run__project=project).values_list("properties", flat=True):
+        names.update(properties)
+    return sorted(_addresses_of(names))
+
+
+def _addresses_of(names: set[str]) -> set[str]:
     addresses = set()
     for name in names:
         try:
@@ -508,7 +525,4 @@ def property_addresses(run: Run, exhaustive: bool = False) -> list[str]:
         except registry.RegistryError:
             fields = ("interaction",)
         addresses.update(name if f == "interaction" else f"{name}.{f}" for f in fields)
-    if exhaustive:
-        pairs = PropertyValue.objects.filter(run=run).values_list("property_name", "field").distinct().order_by()
-        addresses.update(prop if f == "interaction" else f"{prop}.{f}" for prop, f in pairs)
-    return sorted(addresses)
+    return addresses

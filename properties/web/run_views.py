@@ -17,8 +17,9 @@ from properties.models import (
     ScoringJob,
 )
 from properties.pipeline import deletion, limits, progress, scoring
-from properties.screen import datascreen
+from properties.screen import datascreen, saved_views
 from properties.screen import page as screen
+from properties.web import saved_view_views
 from properties.web.access import run_for
 from properties.web.forms import (
     RenameForm,
@@ -78,14 +79,18 @@ SCREEN_PARTIALS = {"screen": "screen", "detail-pane": "panel", "pass-rates": "pa
 
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """The Data Screen: the run's interactions, filtered, sorted and paged on the server; `i=<id>`
-    opens one in the side panel, `highlight=<address>` marks a property's evidence there."""
+    opens one in the side panel, `highlight=<address>` marks a property's evidence there, and
+    `view=<id>` opens a saved view of the project."""
     run = run_for(request, pk)
+    if "view" in request.GET:
+        return saved_view_views.open_saved_view(request, run)
     template = "properties/run_detail.html"
     partial = SCREEN_PARTIALS.get(request.htmx.target or "") if request.htmx else None
     if partial == "pass-rates":
         return render(request, template + "#pass-rates", screen.rates_context(run, request.GET))
     context = screen.screen_context(run, request.GET, request.session)
     context.update(score=annotation.run_score(run), llm_totals=RunLLMUsage.totals(run), llm_usage=run.llm_usage.all())
+    context.update(saved_views.screen_views(run, request.user, context))
     response = render(request, template + (f"#{partial}" if partial else ""), context)
     if partial == "layout":  # another page of the table: the address bar follows
         push_url(response, request.get_full_path())

@@ -1,6 +1,14 @@
 from django.urls import path
 
-from properties.web import compare_views, interaction_views, project_views, prompt_views, run_views, upload_views
+from properties.web import (
+    compare_views,
+    interaction_views,
+    project_views,
+    prompt_views,
+    run_views,
+    saved_view_views,
+    upload_views,
+)
 
 app_name = "properties"
 urlpatterns = [
@@ -43,6 +51,12 @@ urlpatterns = [
     path("runs/<int:pk>/rename/", run_views.run_rename, name="run-rename"),
     path("runs/<int:pk>/delete/", run_views.run_delete, name="run-delete"),
     path("runs/<int:pk>/export.<str:file_format>", run_views.run_export, name="run-export"),
+    path("runs/<int:pk>/saved-views/", saved_view_views.saved_view_create, name="saved-view-create"),
+    path(
+        "runs/<int:pk>/saved-views/<int:view_pk>/delete/",
+        saved_view_views.saved_view_delete,
+        name="saved-view-delete",
+    ),
     path("jobs/<int:pk>/progress/", run_views.job_progress, name="job-progress"),
     path("runs/<int:pk>/progress/", run_views.run_progress, name="run-progress"),
     path("interactions/<int:pk>/", interaction_views.interaction_detail, name="interaction-detail"),

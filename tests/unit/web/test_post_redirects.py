@@ -57,6 +57,7 @@ def posts(world: World) -> dict[str, tuple[str, dict]]:
         project=world.project, run_name="v2", original_name="a.csv", file=SimpleUploadedFile("a.csv", b"output\nhi\n")
     )
     token = ApiToken.issue(world.user, "old")[0]
+    view = world.project.saved_views.create(name="Old", where="word_count.output > 9", created_by=world.user)
     judge = {"name": "Polite", "template": "Polite? {output}", "output_type": "score", "model_id": "openai/m"}
     return {
         "properties:project-list": (reverse("properties:project-list"), {"name": "New", "description": ""}),
@@ -102,6 +103,11 @@ def posts(world: World) -> dict[str, tuple[str, dict]]:
             reverse("properties:interaction-annotate", args=[world.interaction.pk]),
             {"annotation": "good", "reason": ""},
         ),
+        "properties:saved-view-create": (
+            reverse("properties:saved-view-create", args=[run]),
+            {"name": "Wordy", "where": "word_count.output > 3", "col": ["word_count.output"]},
+        ),
+        "properties:saved-view-delete": (reverse("properties:saved-view-delete", args=[run, view.pk]), {}),
         "tokens:token-list": (reverse("tokens:token-list"), {"name": "CI"}),
         "tokens:token-revoke": (reverse("tokens:token-revoke", args=[token.pk]), {}),
         # Last: they delete what the others post to.
