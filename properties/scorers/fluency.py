@@ -11,8 +11,13 @@ head 0.797, adapter 0.804, their mean 0.813 ROC-AUC.
 
 A text is split into sentences (Punkt; a sentence over `causal_lm.SENTENCE_TOKENS` tokens into
 overlapping windows), every sentence is scored, and the text's value is the mean of its sentences'
-values: the share of the text that reads as fluent, to which every sentence, the last included,
-contributes.
+values weighted by their words: the share of the text that reads as fluent, to which every
+sentence, the last included, contributes as much as it is long (a two-word greeting before a
+reply of forty words weighs a twentieth, not a half).
+
+Case is not fluency: a sentence written all in lower case or all in capitals is read as written in
+sentence case (first letter and "I" in capitals), at training and at scoring time alike; the LM
+otherwise reads "your order ships on monday" as rare tokens.
 
 `model=` takes a Hugging Face id or local folder of another causal LM (with `head=`, a head trained
 on it by `python -m properties.training.fluency --encoder MODEL --out HEAD.npz`), or of a sequence
@@ -21,6 +26,7 @@ classifier of acceptability (e.g. a CoLA fine-tune), whose positive-label probab
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -75,7 +81,12 @@ class LMHeadPredictor:
 
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         windowed = sentence_units(texts, self.lm)
-        return windowed.aggregate(self.predict_units(windowed.texts), len(texts), "mean")
+        values = self.predict_units(windowed.texts)
+        weights = np.array([unit_weight(unit) for unit in windowed.texts])
+        owner = np.asarray(windowed.owner)
+        return np.array(
+            [np.average(values[owner == index], weights=weights[owner == index]) for index in range(len(texts))]
+        )
 
     def predict_units(self, units: Sequence[str]) -> np.ndarray:
         token_layer = self.adapter.first if self.adapter is not None else None
@@ -103,14 +114,29 @@ def located_units(
     windowed, bounds, sentence_of = models.located_sentence_windows(
         texts, lm.token_offsets, causal_lm.SENTENCE_TOKENS, causal_lm.SENTENCE_OVERLAP
     )
-    units = models.Windowed([" ".join(unit.split()) for unit in windowed.texts], windowed.owner)
+    units = models.Windowed([sentence_case(" ".join(unit.split())) for unit in windowed.texts], windowed.owner)
     return units, bounds, sentence_of
+
+
+def unit_weight(unit: str) -> float:
+    """What a unit weighs in its text's value: its words (one at least)."""
+    return float(max(1, len(unit.split())))
+
+
+def sentence_case(unit: str) -> str:
+    """A unit written all in lower case or all in capitals, in sentence case (see the module docstring)."""
+    letters = [char for char in unit if char.isalpha()]
+    if len(letters) < 3 or not (unit == unit.lower() or unit == unit.upper()):
+        return unit
+    lowered = re.sub(r"\bi\b", "I", unit.lower())
+    return re.sub(r"^(\W*)(\w)", lambda match: match.group(1) + match.group(2).upper(), lowered, count=1)
 
 
 @builtin
 class Fluency(ModelScorer):
-    # 2: the least fluent sentence is a span whatever its side of the threshold.
-    version = "2"
+    # 2: the least fluent sentence is a span whatever its side of the threshold. 3: sentences weighted
+    # by their words; one-case sentences read in sentence case.
+    version = "3"
     display_name = "Fluency"
     description = "How close the text is to fluent, well-formed English: 0 to 1; 0.5 and above reads as fluent."
     positive_labels = ("acceptable", "fluent", "grammatical", "label_1")
@@ -131,8 +157,8 @@ class Fluency(ModelScorer):
     ) -> list[float | Score]:
         """Each text's value, and as evidence every sentence that reads as not fluent.
 
-        The value is the mean over the scored units (sentences, or windows of a long one) exactly as
-        `LMHeadPredictor.predict` computes it; a sentence's score is the mean of its windows. A
+        The value is the mean over the scored units (sentences, or windows of a long one), weighted by
+        their words, exactly as `LMHeadPredictor.predict` computes it; a sentence's score is the mean of its windows. A
         text under the threshold therefore always has at least one sentence under it to show.
         """
         predictor = self.predictor()
@@ -143,10 +169,10 @@ class Fluency(ModelScorer):
             return results
         units, bounds, sentence_of = located_units([texts[i] for i in scored], predictor.lm)
         values = predictor.predict_units(units.texts)
-        per_text: dict[int, list[float]] = {}
+        per_text: dict[int, list[tuple[float, float]]] = {}
         per_sentence: dict[tuple[int, int], list[float]] = {}
-        for owner, number, value in zip(units.owner, sentence_of, values, strict=True):
-            per_text.setdefault(owner, []).append(float(value))
+        for owner, number, unit, value in zip(units.owner, sentence_of, units.texts, values, strict=True):
+            per_text.setdefault(owner, []).append((float(value), unit_weight(unit)))
             per_sentence.setdefault((owner, number), []).append(float(value))
         for position, index in enumerate(scored):
             mine = per_text[position]
@@ -166,9 +192,8 @@ class Fluency(ModelScorer):
                 # the text fails it (the Data Screen colours it by the project's threshold).
                 score, start, end = min(sentences)
                 spans.append(self._not_fluent_span(texts[index], start, end, score, "least fluent"))
-            results[index] = Score(
-                value=round(sum(mine) / len(mine), 4), spans=spans, details={"threshold": self.threshold}
-            )
+            value = sum(v * weight for v, weight in mine) / sum(weight for _, weight in mine)
+            results[index] = Score(value=round(value, 4), spans=spans, details={"threshold": self.threshold})
         return results
 
     def _not_fluent_span(self, text: str, start: int, end: int, score: float, label: str = "not fluent") -> Span:

@@ -161,15 +161,15 @@ def _in_order(wanted: list[str], sentence: list[str]) -> bool:
         return False
     for first in (i for i, word in enumerate(sentence) if word == wanted[0]):
         position, gaps = first, 0
-        for word in wanted[1:]:
+        for count, word in enumerate(wanted[1:], start=1):
             try:
                 found = sentence.index(word, position + 1)
             except ValueError:
                 break
             skipped = sentence[position + 1 : found]
-            # Past another figure, or past a word of the statement said again, is a parallel clause
+            # Past another figure, or past a word already matched said again, is a parallel clause
             # ("version 2.1.4 in 2016 and version 6.1.9 in 2024"): another entity's attribute.
-            if (_is_number(word) and any(_is_number(term) for term in skipped)) or set(skipped) & set(wanted):
+            if (_is_number(word) and any(_is_number(term) for term in skipped)) or set(skipped) & set(wanted[:count]):
                 break
             gaps += sum(not _is_number(term) for term in skipped)
             position = found
@@ -357,17 +357,19 @@ def _short_form_of_words_in(entity: str, short: dict[str, str], passage: str, st
 _CLAUSE = re.compile(r"[;:,]\s+|\s+(?:but|whereas|while|although)\s+", re.IGNORECASE)
 
 
-# Where a sentence joins two clauses of the same shape ("X weighs 21 kg and Y weighs 23 kg").
-_PARALLEL = re.compile(r"[;,]\s+(?:while\s+|whereas\s+|and\s+|but\s+)?|\s+(?:and|while|whereas|but)\s+", re.I)
+# Where a sentence may join two clauses of the same shape ("X weighs 21 kg and Y weighs 23 kg").
+_PARALLEL = re.compile(r";\s+|,?\s+(?:and|while|whereas|but)\s+", re.I)
 
 
 def _mixed_clauses(statement: str, passage: str) -> str | None:
     """The clause whose attribute the statement gives to the subject of another clause of the same
-    sentence, or None. Of two clauses A and B, each one's own subject is its first term the other
-    lacks; the statement mixes them when it names A's own subject, not B's, and takes a term only
-    B has: "the Summit e-bike weighs 23 kg" from "the Summit e-bike weighs 21 kg and the Harbor
-    e-bike weighs 23 kg". A clause without a subject of its own ("..., and it costs $500") is the
-    same subject's, and mixes nothing."""
+    sentence, or None. Two clauses A and B are parallel when they share a word (the same predicate:
+    "weighs", "team works in"); each one's own subject is its first term the other lacks. The
+    statement mixes them when it names A's own subject, not B's, takes a term only B has, and leaves
+    out a term only A has (A's own attribute, replaced): "the Summit e-bike weighs 23 kg" from "the
+    Summit e-bike weighs 21 kg and the Harbor e-bike weighs 23 kg". A clause without a subject of
+    its own ("..., and it costs $500") is the same subject's, and mixes nothing; a list ("musician,
+    singer and songwriter") shares no predicate."""
     wanted = set(_terms(statement))
     if not wanted:
         return None
@@ -377,9 +379,17 @@ def _mixed_clauses(statement: str, passage: str) -> str | None:
         if len(clauses) < 2 or not wanted <= set().union(*terms):
             continue
         for a, b in ((a, b) for a in range(len(clauses)) for b in range(len(clauses)) if a != b):
+            shared = {term for term in terms[a] & terms[b] if not _is_number(term)}
             own_a = _own_subject(clauses[a], terms[b])
             own_b = _own_subject(clauses[b], terms[a])
-            if own_a in wanted and own_b is not None and own_b not in wanted and wanted & (terms[b] - terms[a]):
+            if (
+                shared
+                and own_a in wanted
+                and own_b is not None
+                and own_b not in wanted
+                and wanted & (terms[b] - terms[a])
+                and (terms[a] - terms[b]) - wanted
+            ):
                 return clauses[b].strip()
     return None
 

@@ -78,10 +78,6 @@ def test_a_short_form_is_no_new_name_but_another_name_is() -> None:
             "The Summit e-bike weighs 21 kilograms and the Harbor weighs 23 kilograms.",
         ),
         (
-            "Benedetto Sauro is the head of sales of Cain Health.",
-            "Benedetto Sauro is the finance director of Cain Health and Deanna Mccarthy is its head of sales.",
-        ),
-        (
             "The Enterprise plan includes single sign-on.",
             "The Enterprise plan includes audit logs; the Pro plan adds single sign-on.",
         ),
@@ -101,9 +97,15 @@ def test_an_attribute_moved_to_another_entity_is_unsupported(statement, passage)
             "Version 1.5.9 of Sonata adds scheduled reports.",
             "Version 1.5.9 of Sonata, released on 26 June 2015, adds scheduled reports.",
         ),
+        (
+            "John Gourley is a musician from Alaska.",
+            "John Gourley is an American musician, singer, and songwriter from Alaska.",
+        ),
     ],
 )
 def test_one_entity_across_clauses_is_still_supported(statement, passage) -> None:
+    # Clauses that share no predicate are no parallel pair: a list, or "X is A and Y is its B" (a
+    # swap there is left to the trained signals).
     assert support.mismatch(statement, [], passage) is None
     assert support.copied(statement, passage)
 
