@@ -141,7 +141,7 @@ def _agreement_context(project: Project, name: str, params) -> dict:
     if not measured.categorical and measured.good + measured.bad:
         suggestion = measured.figures.suggestion if measured.figures else None
         figure = agreement_chart.distribution_figure(
-            measured.address,
+            str(property_names.names_for(project, [measured.address])[measured.address]),
             measured.good_values,
             measured.bad_values,
             measured.criterion,
