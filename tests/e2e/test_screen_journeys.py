@@ -210,10 +210,10 @@ def test_the_table_keeps_its_width_the_panel_resizes_closes_and_keeps_its_state_
     log_in(page, live_server, "rita")
     page.goto(f"{live_server.url}/runs/{run.pk}/")
     headers = page.locator("#interactions thead th")
-    # Id, annotation, input and output, then the key properties, by name, in the project's order.
-    expect(headers.nth(3)).to_have_text("Output")
-    expect(headers.nth(4)).to_have_text("Grounded in Context")
-    expect(headers.nth(4)).to_have_attribute("title", "Grounded in Context — grounded_in_context.output")
+    # Id and annotation, the key properties by name in the project's order, then output and input.
+    expect(headers.nth(2)).to_have_text("Grounded in Context")
+    expect(headers.nth(2)).to_have_attribute("title", "Grounded in Context — grounded_in_context.output")
+    expect(headers.nth(6)).to_have_text("Output")
     table_width = page.locator("#interactions").bounding_box()["width"]
     page.get_by_role("link", name="refund-3", exact=True).click()
     expect(page.locator("#detail-pane h2")).to_contain_text("refund-3")

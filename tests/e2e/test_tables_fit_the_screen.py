@@ -72,7 +72,7 @@ def test_the_data_screen_fits_1440x900_with_the_templates_columns_in_its_order(p
     page.set_viewport_size({"width": 1440, "height": 900})
     log_in(page, live_server, "tess")
     page.goto(f"{live_server.url}/runs/{runs[0].pk}/")
-    assert headers(page) == ["Id", "Annotation", "Input", "Output", *TEMPLATE_COLUMNS]
+    assert headers(page) == ["Id", "Annotation", *TEMPLATE_COLUMNS, "Output", "Input"]
     grounded = page.locator("#interactions thead th.property").first
     expect(grounded).to_have_attribute("title", "Grounded in Context — grounded_in_context.output")
     layout = page.evaluate(LAYOUT)
@@ -89,16 +89,16 @@ def test_the_data_screen_fits_1440x900_with_the_templates_columns_in_its_order(p
     page.locator(".column-picker summary").click()
     page.get_by_role("button", name="Apply").click()
     expect(page).to_have_url(re.compile(r"columns=1&col=grounded_in_context\.output&col=retrieval_relevance&"))
-    assert headers(page)[4:] == TEMPLATE_COLUMNS
+    assert headers(page)[2:-2] == TEMPLATE_COLUMNS
     page.locator(".column-picker summary").click()
     for name in ("Toxicity (output)", "PII Risk (input)", "Information Density", "PII Risk (output)"):
         page.locator(".column-choice", has_text=name).get_by_role("checkbox").check()
     page.get_by_role("button", name="Apply").click()
     extra = ["Information Density", "PII Risk (input)", "PII Risk (output)", "Toxicity (output)"]
     expect(page.locator("#interactions thead th")).to_have_count(4 + 9)
-    assert headers(page)[4:] == TEMPLATE_COLUMNS + extra
+    assert headers(page)[2:-2] == TEMPLATE_COLUMNS + extra
     page.reload()
-    assert headers(page)[4:] == TEMPLATE_COLUMNS + extra, "remembered in that order"
+    assert headers(page)[2:-2] == TEMPLATE_COLUMNS + extra, "remembered in that order"
     layout = page.evaluate(LAYOUT)
     assert layout["page"] <= 1440, f"extra columns scroll inside the table, not the page: {layout}"
     assert layout["table"] > layout["box"], layout
