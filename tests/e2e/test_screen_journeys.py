@@ -309,7 +309,7 @@ def test_comparing_four_runs_on_chosen_properties(page, live_server, artifacts):
     expect(cards.nth(0).locator(".chart .main-svg").first).to_be_visible()
     expect(cards.nth(0).locator("[data-testid=pass-rate]")).to_have_text(["50%", "65%", "82%", "100%"])
     expect(cards.nth(0).locator(".chart")).to_have_count(3)  # distribution, mean and pass rate, trend
-    page.get_by_role("checkbox", name="relevance.output").check()
+    page.get_by_role("checkbox", name="Relevance", exact=True).check()
     page.get_by_role("button", name="Show").click()
     expect(page.locator(".property-card")).to_have_count(3)
     expect(page.locator('[data-address="relevance.output"] .property-table')).to_contain_text("no data")
@@ -317,7 +317,7 @@ def test_comparing_four_runs_on_chosen_properties(page, live_server, artifacts):
     expect(page.locator('[data-address="relevance.output"]').get_by_test_id("no-chart")).to_be_visible()
     page.screenshot(path=str(artifacts / "comparison.png"), full_page=True)
     # A property of labels is compared by the share of each label, not by a mean.
-    page.get_by_role("checkbox", name="content_type.output").check()
+    page.get_by_role("checkbox", name="Content Type", exact=True).check()
     page.get_by_role("button", name="Show").click()
     labels = page.locator('[data-address="content_type.output"]')
     expect(labels.get_by_test_id("label-shares")).to_have_text(
