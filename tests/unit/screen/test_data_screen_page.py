@@ -7,7 +7,7 @@ from django.core.cache import cache
 from django.http import QueryDict
 from django.urls import reverse
 
-from properties.models import PropertyValue
+from properties.models import PromptProperty, PropertyValue
 from properties.quality import criteria, pass_rates
 from properties.screen import datascreen
 from properties.screen.page import session_key
@@ -228,3 +228,17 @@ def test_paging_with_next_links_to_the_interaction_by_its_id(client_in, run, mon
     start_of_second = client_in.get(url, {"i": ids["r3"], "sort": "id", "page": "2"}).content.decode()
     link = re.search(r'<a href="\?([^"]+)" data-pane-previous', start_of_second).group(1)
     assert "last" not in link and f"i={ids['r2']}" in link and "page=1" in link
+
+
+def test_a_prompt_property_goes_by_its_own_name_in_the_panel_and_the_picker(client_in, run):
+    PromptProperty.objects.create(
+        project=run.project, name="Polite & kind", property_name="prompt_polite", template="{output}", model_id="m"
+    )
+    run.project.enabled_properties = [*run.project.enabled_properties, "prompt_polite"]
+    run.project.save()
+    interaction = run.interactions.get(user_interaction_id="r1")
+    add_value(interaction, "prompt_polite", field="interaction", value=0.8)
+    url = reverse("properties:run-detail", args=[run.pk])
+    body = client_in.get(url, {"i": interaction.pk}).content.decode()
+    assert 'data-property="prompt_polite">Polite &amp; kind</a>' in body
+    assert 'value="prompt_polite" > Polite &amp; kind</label>' in body
