@@ -20,7 +20,7 @@ HEIGHT = 300
 
 
 def distribution_figure(
-    address: str,
+    name: str,
     good: list[float],
     bad: list[float],
     criterion: Criterion,
@@ -40,7 +40,7 @@ def distribution_figure(
         ),
     ]
     layout = go.Layout(
-        title={"text": html.escape(f"{address}: values of interactions labelled good and bad"), "font": {"size": 14}},
+        title={"text": html.escape(f"{name}: values of interactions labelled good and bad"), "font": {"size": 14}},
         height=HEIGHT,
         margin={"l": 48, "r": 12, "t": 40, "b": 40},
         plot_bgcolor="#fff",

@@ -92,10 +92,10 @@ def distribution_figure(comparison: PropertyComparison, runs: list[Run], colours
             line = {"color": colours[run.pk], "shape": "hvh", "width": 2}
             traces.append(go.Scatter(x=centres, y=stat.counts, name=plain(run.name), mode="lines", line=line))
     layout = _layout(
-        f"{comparison.address}: distribution",
+        f"{comparison.name}: distribution",
         barmode="group",
         bargap=0.15,
-        xaxis={"title": {"text": "value"}, "range": [edges[0], edges[-1]] if edges else None},
+        xaxis={"title": {"text": plain(comparison.name)}, "range": [edges[0], edges[-1]] if edges else None},
         yaxis={"title": {"text": "interactions"}, "rangemode": "tozero"},
     )
     figure = go.Figure(data=traces, layout=layout)
@@ -122,7 +122,7 @@ def label_figure(comparison: PropertyComparison, runs: list[Run], colours: dict[
             )
         )
     layout = _layout(
-        f"{comparison.address}: share of each label",
+        f"{comparison.name}: share of each label",
         barmode="group",
         xaxis={"type": "category", "title": {"text": "label"}},
         yaxis={"title": {"text": "share of the run's values"}, "range": [0, 1], "tickformat": ".0%"},
@@ -149,9 +149,9 @@ def summary_figure(comparison: PropertyComparison, runs: list[Run], colours: dic
     error = {"type": "data", "array": above, "arrayminus": below, "visible": True, "color": "#334155"}
     traces = [go.Bar(x=names, y=means, marker={"color": colour}, error_y=error, name="mean", showlegend=False)]
     layout = _layout(
-        f"{comparison.address}: mean (95% interval)" + (" and pass rate" if judged else ""),
+        f"{comparison.name}: mean (95% interval)" + (" and pass rate" if judged else ""),
         xaxis={"domain": list(MEAN_PANEL) if judged else [0, 1], "type": "category"},
-        yaxis={"title": {"text": "mean"}, "range": _value_range(comparison)},
+        yaxis={"title": {"text": f"mean {plain(comparison.name)}"}, "range": _value_range(comparison)},
     )
     if judged:
         rate_bars = go.Bar(x=names, y=rates, marker={"color": colour}, xaxis="x2", yaxis="y2", showlegend=False)
@@ -190,7 +190,7 @@ def trend_figure(comparison: PropertyComparison, runs: list[Run], colours: dict[
     )
     yaxis = {"range": [0, 1], "tickformat": ".0%", "title": {"text": "pass rate"}} if judged else {"title": "mean"}
     layout = _layout(
-        f"{comparison.address}: {'pass rate' if judged else 'mean'} over runs",
+        f"{comparison.name}: {'pass rate' if judged else 'mean'} over runs",
         xaxis={"type": "category", "title": {"text": "runs, oldest first"}},
         yaxis=yaxis,
     )

@@ -13,6 +13,7 @@ from properties.annotations import annotation
 from properties.compare import charts, comparison
 from properties.compare.comparison import PropertyComparison, RunSummary
 from properties.models import Project, Run
+from properties.projects import property_names
 from properties.quality import criteria
 from properties.screen import datascreen
 from properties.screen import page as screen
@@ -39,20 +40,23 @@ class PropertyCard:
     figures: list[tuple[str, dict[str, Any]]]
 
 
-def available_addresses(runs: list[Run]) -> list[str]:
-    return sorted({address for run in runs for address in datascreen.property_addresses(run)})
+def available_addresses(project: Project, runs: list[Run]) -> list[str]:
+    """The runs' properties, the project's key ones first (the Data Screen's order)."""
+    found = sorted({address for run in runs for address in datascreen.property_addresses(run)})
+    return property_names.key_first(project, found)
 
 
 def chosen_addresses(project: Project, params: QueryDict, addresses: list[str]) -> list[str]:
     """The properties the user picked (`prop=`), else the project's key ones."""
-    picked = [address for address in params.getlist("prop") if address in addresses]
+    wanted = set(params.getlist("prop"))
+    picked = [address for address in addresses if address in wanted]
     return picked or screen.key_addresses(project, addresses)
 
 
 def page_context(project: Project, runs: list[Run], params: QueryDict) -> dict[str, Any]:
     """The whole page. The row-by-row changes come as a fragment, unless the URL names their
     property (a browser without JavaScript submitted the property form)."""
-    addresses = available_addresses(runs)
+    addresses = available_addresses(project, runs)
     chosen = chosen_addresses(project, params, addresses)
     colours = charts.run_colours(runs)
     scores = annotation.run_scores(runs)
@@ -70,6 +74,7 @@ def page_context(project: Project, runs: list[Run], params: QueryDict) -> dict[s
         "colours": [(run, colours[run.pk]) for run in runs],
         "summaries": summaries,
         "addresses": addresses,
+        "names": property_names.names_for(project, addresses),
         "chosen": chosen,
         "cards": cards,
         # No chart of nothing: before any label, one line says why there is no score.
@@ -101,7 +106,7 @@ def _any_score(summaries: list[RunSummary]) -> bool:
 
 def row_diff_context(project: Project, runs: list[Run], params: QueryDict) -> dict[str, Any]:
     """Two runs' matched rows whose value of one property changed by its tolerance or more."""
-    addresses = available_addresses(runs)
+    addresses = available_addresses(project, runs)
     chosen = chosen_addresses(project, params, addresses)
     address = params.get("property") if params.get("property") in addresses else (chosen or addresses or [None])[0]
     criterion = criteria.criterion_for(project, address.partition(".")[0]) if address else None
@@ -112,6 +117,7 @@ def row_diff_context(project: Project, runs: list[Run], params: QueryDict) -> di
         "project": project,
         "runs": runs,
         "addresses": addresses,
+        "names": property_names.names_for(project, addresses),
         "diff_property": address,
         "tolerance": tolerance,
         "changed": changed,

@@ -19,6 +19,7 @@ from django.db.models import Avg, Case, Count, F, FloatField, IntegerField, Max,
 
 from properties.annotations.annotation import RunScore, run_score
 from properties.models import Interaction, PropertyValue, Run
+from properties.projects import property_names
 from properties.quality import criteria
 from properties.quality.criteria import Criterion
 
@@ -120,6 +121,11 @@ class PropertyComparison:
     # For a property of labels only: its labels, most frequent first, and their counts by run id.
     labels: list[str] = field(default_factory=list)
     label_counts: dict[int, dict[str, int]] = field(default_factory=dict)
+    # What the page and the charts call it: the property's display name (property_names), else the address.
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        self.name = self.name or self.address
 
     @property
     def categorical(self) -> bool:
@@ -221,7 +227,11 @@ def _run_stat(parts: list[dict], bins: int, judged: bool) -> RunStat:
 
 def compare_properties(runs: list[Run], addresses: list[str], project) -> list[PropertyComparison]:
     judged = criteria.criteria_for(project, addresses)
-    return [compare_property(runs, address, judged[address]) for address in addresses]
+    names = property_names.names_for(project, addresses)
+    comparisons = [compare_property(runs, address, judged[address]) for address in addresses]
+    for compared in comparisons:
+        compared.name = str(names[compared.address])
+    return comparisons
 
 
 def match_interactions(run_a: Run, run_b: Run) -> list[tuple[int, int]]:

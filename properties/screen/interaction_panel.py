@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from properties.models import Interaction, PropertyValue
+from properties.projects import property_names
 from properties.quality import criteria, report_card
 from properties.quality.criteria import Criterion
 from properties.screen import highlight
@@ -23,6 +24,8 @@ class Chip:
     criterion: Criterion
     verdict: str
     card: report_card.Card
+    # The name the table's header shows: a prompt property's own name, where its card has only its slug.
+    name: property_names.PropertyName
 
     @property
     def reason(self) -> str:
@@ -34,11 +37,12 @@ class Chip:
 def panel_context(interaction: Interaction, highlight_address: str | None) -> dict[str, Any]:
     project = interaction.run.project
     values = list(interaction.property_values.order_by("property_name", "field"))
+    names = property_names.names_for(project, [value.address for value in values])
     chips = []
     for value in values:
         criterion = criteria.criterion_for(project, value.property_name)
         card = report_card.card_for(value.property_name, criterion)
-        chips.append(Chip(value, criterion, criteria.verdict(value, criterion), card))
+        chips.append(Chip(value, criterion, criteria.verdict(value, criterion), card, names[value.address]))
     selected = next((chip for chip in chips if chip.value.address == highlight_address), None)
     evidence = (
         highlight.evidence_of(selected.value.property_name, selected.value.spans, selected.criterion)

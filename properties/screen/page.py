@@ -12,20 +12,15 @@ from django.http import QueryDict
 
 from properties.models import Interaction, Project, PropertyValue, Run
 from properties.pipeline import progress
-from properties.projects import project_templates
+from properties.projects import property_names
 from properties.quality import criteria, pass_rates
 from properties.quality.criteria import Criterion
 from properties.scorers import registry
 from properties.screen import datascreen, interaction_panel
 
-# Columns when a project names no key properties: the first of these it scores, else the first
-# addresses in alphabetical order.
+# Columns when a project names no key properties and scores none of the templates' key ones: the
+# first addresses in alphabetical order.
 FALLBACK_COLUMNS = 4
-PREFERRED = [
-    name
-    for slug in ("rag", "summarisation", "chat", "structured")
-    for name in project_templates.get(slug).key_properties
-]
 
 
 def address_of(prop: str) -> str:
@@ -41,8 +36,7 @@ def address_of(prop: str) -> str:
 
 def key_addresses(project: Project, addresses: list[str]) -> list[str]:
     """The project's key properties as column addresses, in the project's order."""
-    names = project.key_properties or [name for name in dict.fromkeys(PREFERRED) if name in project.enabled_properties]
-    keys = [address_of(name) for name in names]
+    keys = [address_of(name) for name in property_names.key_names(project)]
     chosen = [address for address in keys if address in addresses]
     return chosen or addresses[:FALLBACK_COLUMNS]
 
@@ -55,15 +49,18 @@ def chosen_columns(session: SessionBase, run: Run, params: QueryDict, addresses:
     """The columns the user chose for this run, remembered in their session; the key ones by default.
 
     The columns form sends `columns=1`: with no box ticked, that goes back to the key properties.
+    `addresses` come in the picker's order (property_names.key_first): chosen columns keep it,
+    whatever order the boxes or the URL sent them in.
     """
     if "columns" in params or params.getlist("col"):
-        picked = [column for column in params.getlist("col") if column in addresses]
+        wanted = set(params.getlist("col"))
+        picked = [column for column in addresses if column in wanted]
         if picked:
             session[session_key(run)] = picked
         else:
             session.pop(session_key(run), None)
-    remembered = [column for column in session.get(session_key(run), []) if column in addresses]
-    return remembered or key_addresses(run.project, addresses)
+    remembered = set(session.get(session_key(run), []))
+    return [column for column in addresses if column in remembered] or key_addresses(run.project, addresses)
 
 
 @dataclass(frozen=True)
@@ -152,7 +149,7 @@ def screen_context(run: Run, params: QueryDict, session: SessionBase) -> dict[st
     """Everything the Data Screen's page and fragments show, from the URL's parameters."""
     query = datascreen.ScreenQuery.from_params(params)
     page = datascreen.page_of(datascreen.filtered_interactions(run, query), params.get("page"))
-    addresses = datascreen.property_addresses(run)
+    addresses = property_names.key_first(run.project, datascreen.property_addresses(run))
     columns = chosen_columns(session, run, params, addresses)
     key_columns = key_addresses(run.project, addresses)
     judged = criteria.criteria_for(run.project, addresses)
@@ -168,6 +165,7 @@ def screen_context(run: Run, params: QueryDict, session: SessionBase) -> dict[st
         "columns": columns,
         "key_columns": key_columns,
         "addresses": addresses,
+        "names": property_names.names_for(run.project, addresses),
         "criteria": judged,
         "opened_id": opened,
         "panel": False,
@@ -194,11 +192,12 @@ def annotated_context(interaction: Interaction, params: QueryDict, session: Sess
 
 def rates_context(run: Run, params: QueryDict) -> dict[str, Any]:
     """The pass-rate strip alone (its fragment): no page of interactions to read."""
-    addresses = datascreen.property_addresses(run)
+    addresses = property_names.key_first(run.project, datascreen.property_addresses(run))
     judged = criteria.criteria_for(run.project, addresses)
     key_columns = key_addresses(run.project, addresses)
     return {
         "run": run,
+        "names": property_names.names_for(run.project, addresses),
         "query": datascreen.ScreenQuery.from_params(params),
         "rates": pass_rates.computed(run, judged, key_columns),
     }

@@ -3,6 +3,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from properties.models import PropertyValue
+from properties.projects.property_names import PropertyName
 from properties.quality.criteria import is_not_applicable
 
 register = template.Library()
@@ -22,6 +23,12 @@ def shown(value: PropertyValue | None) -> str:
     if value.value is None:
         return "—"
     return f"{value.value:.3g}"
+
+
+@register.filter
+def named(address: str, names: dict[str, PropertyName]) -> PropertyName | str:
+    """A property address by its display name, from the page's `names` (property_names.names_for)."""
+    return names.get(address, address)
 
 
 @register.filter

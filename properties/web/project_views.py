@@ -22,7 +22,7 @@ from properties.models import (
     ThresholdChange,
 )
 from properties.pipeline import deletion, workers
-from properties.projects import project_templates
+from properties.projects import project_templates, property_names
 from properties.quality import agreement_stats, criteria, report_card, thresholds
 from properties.scorers import registry
 from properties.scorers.pii_risk import default_risk_factors
@@ -54,13 +54,16 @@ def project_detail(request: HttpRequest, pk: int, settings_form: PropertySetting
     project = project_for(request, pk)
     runs = list(project.runs.live())
     summaries = comparison.summarize_runs(runs)
-    addresses = sorted({address for summary in summaries for address in summary.stats})
+    addresses = property_names.key_first(
+        project, sorted({address for summary in summaries for address in summary.stats})
+    )
     waiting = ScoringChunk.objects.open().filter(job__run__in=runs).values_list("queue", flat=True)
     initial = {"enabled": project.enabled_properties, "configuration": json.dumps(project.property_config, indent=2)}
     context = {
         "project": project,
         "summaries": summaries,
         "addresses": addresses,
+        "names": property_names.names_for(project, addresses),
         "settings_form": settings_form or PropertySettingsForm(initial=initial, project=project),
         "catalogue": _catalogue(project),
         "template": project_templates.TEMPLATES.get(project.template),
@@ -138,7 +141,7 @@ def _agreement_context(project: Project, name: str, params) -> dict:
     if not measured.categorical and measured.good + measured.bad:
         suggestion = measured.figures.suggestion if measured.figures else None
         figure = agreement_chart.distribution_figure(
-            measured.address,
+            str(property_names.names_for(project, [measured.address])[measured.address]),
             measured.good_values,
             measured.bad_values,
             measured.criterion,

@@ -46,7 +46,7 @@ def test_two_runs_compared_without_labels_and_with_rows_not_applicable(page, liv
     page.screenshot(path=str(artifacts / "comparison-first-screen.png"))
     summary = page.get_by_test_id("diff-summary")
     expect(summary).to_contain_text("6 matched")
-    expect(summary).to_contain_text("4 changed by 0.01 or more in retrieval_relevance")
+    expect(summary).to_contain_text("4 changed by 0.01 or more in Retrieval Relevance")
     expect(summary).to_contain_text("2 without a value in either run")
     expect(page.locator("#row-diff-table tbody tr")).to_have_count(4)
     page.locator("#row-diff").screenshot(path=str(artifacts / "comparison-row-diff.png"))

@@ -63,7 +63,7 @@ def test_every_page_runs_under_the_policy(page, live_server, site):
     expect(page.locator(".chart .main-svg").first).to_be_visible()  # plotly drew the charts
     expect(page.get_by_test_id("diff-summary")).to_be_visible()  # the row-by-row fragment loaded
     page.locator("select[name=property]").select_option("toxicity.output")  # the select submits its form
-    expect(page.locator("#row-diff-table thead")).to_contain_text("Δ toxicity.output")
+    expect(page.locator("#row-diff-table thead")).to_contain_text("Δ Toxicity (output)")
     outside = [url for url in requested if not url.startswith((live_server.url, "data:", "blob:"))]
     assert outside == [], "every asset is served by the site itself (no CDN)"
     assert failed == [], "no page asks for something the site does not have (a favicon, say)"

@@ -210,7 +210,10 @@ def test_the_table_keeps_its_width_the_panel_resizes_closes_and_keeps_its_state_
     log_in(page, live_server, "rita")
     page.goto(f"{live_server.url}/runs/{run.pk}/")
     headers = page.locator("#interactions thead th")
-    expect(headers.nth(2)).to_have_text(re.compile("grounded_in_context.output"))  # key properties first
+    # Id and annotation, the key properties by name in the project's order, then output and input.
+    expect(headers.nth(2)).to_have_text("Grounded in Context")
+    expect(headers.nth(2)).to_have_attribute("title", "Grounded in Context — grounded_in_context.output")
+    expect(headers.nth(6)).to_have_text("Output")
     table_width = page.locator("#interactions").bounding_box()["width"]
     page.get_by_role("link", name="refund-3", exact=True).click()
     expect(page.locator("#detail-pane h2")).to_contain_text("refund-3")
@@ -306,7 +309,7 @@ def test_comparing_four_runs_on_chosen_properties(page, live_server, artifacts):
     expect(cards.nth(0).locator(".chart .main-svg").first).to_be_visible()
     expect(cards.nth(0).locator("[data-testid=pass-rate]")).to_have_text(["50%", "65%", "82%", "100%"])
     expect(cards.nth(0).locator(".chart")).to_have_count(3)  # distribution, mean and pass rate, trend
-    page.get_by_role("checkbox", name="relevance.output").check()
+    page.get_by_role("checkbox", name="Relevance", exact=True).check()
     page.get_by_role("button", name="Show").click()
     expect(page.locator(".property-card")).to_have_count(3)
     expect(page.locator('[data-address="relevance.output"] .property-table')).to_contain_text("no data")
@@ -314,7 +317,7 @@ def test_comparing_four_runs_on_chosen_properties(page, live_server, artifacts):
     expect(page.locator('[data-address="relevance.output"]').get_by_test_id("no-chart")).to_be_visible()
     page.screenshot(path=str(artifacts / "comparison.png"), full_page=True)
     # A property of labels is compared by the share of each label, not by a mean.
-    page.get_by_role("checkbox", name="content_type.output").check()
+    page.get_by_role("checkbox", name="Content Type", exact=True).check()
     page.get_by_role("button", name="Show").click()
     labels = page.locator('[data-address="content_type.output"]')
     expect(labels.get_by_test_id("label-shares")).to_have_text(

@@ -42,12 +42,16 @@ def test_the_key_properties_are_compared_by_default_and_others_on_request(client
     assert re.findall(r'class="property-card" data-address="([^"]+)"', page) == ["grounded_in_context.output"]
     chosen = client.get(url, {**ids, "prop": ["toxicity.output", "grounded_in_context.output"]}).content.decode()
     assert re.findall(r'class="property-card" data-address="([^"]+)"', chosen) == [
-        "toxicity.output",
         "grounded_in_context.output",
-    ]
+        "toxicity.output",
+    ], "the key properties first, in the project's order, as on the Data Screen"
+    assert '<h2 id="card-1" title="grounded_in_context.output">Grounded in Context <span' in chosen
     # Toxicity has no value in any run: one line says so, and no empty chart is drawn.
-    assert "no data" in chosen and 'id="chart-0-summary"' not in chosen and 'id="chart-0-distribution"' not in chosen
-    assert re.search(r'data-testid="no-chart">No run has a toxicity.output value yet', chosen)
+    assert "no data" in chosen and 'id="chart-1-summary"' not in chosen and 'id="chart-1-distribution"' not in chosen
+    assert re.search(r'data-testid="no-chart">No run has a Toxicity \(output\) value yet', chosen)
+    distribution = figure(chosen, "chart-0-distribution")
+    assert distribution["layout"]["title"]["text"] == "Grounded in Context: distribution"
+    assert distribution["layout"]["xaxis"]["title"]["text"] == "Grounded in Context"
     assert re.findall(r'data-testid="pass-rate">([^<]+)<', page) == ["25%", "25%", "100%"]
     trend = figure(page, "chart-0-trend")
     assert trend["data"][0]["y"] == [0.25, 0.25, 1.0], "pass rate over runs, oldest first"

@@ -7,9 +7,10 @@ from django.core.cache import cache
 from django.http import QueryDict
 from django.urls import reverse
 
-from properties.models import PropertyValue
+from properties.models import PromptProperty, PropertyValue
 from properties.quality import criteria, pass_rates
 from properties.screen import datascreen
+from properties.screen.page import session_key
 from properties.templatetags.evalsite import short_id
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 from tests.unit.screen.test_datascreen import add_value
@@ -109,12 +110,43 @@ def test_key_properties_are_the_default_columns_and_a_choice_is_remembered(clien
     headers = lambda body: re.findall(r'data-sort="([^"]+)"', body)  # noqa: E731
     assert headers(client_in.get(url).content.decode()) == ["grounded_in_context.output", "toxicity.output"]
     client_in.get(url, {"columns": "1", "col": ["sentiment.output", "toxicity.output"]})
-    assert headers(client_in.get(url).content.decode()) == ["sentiment.output", "toxicity.output"]
+    assert headers(client_in.get(url).content.decode()) == ["toxicity.output", "sentiment.output"], "key ones first"
     other_run = RunFactory(project=run.project)
     other = client_in.get(reverse("properties:run-detail", args=[other_run.pk])).content.decode()
     assert headers(other) == ["grounded_in_context.output", "toxicity.output"], "remembered per run"
     client_in.get(url, {"columns": "1"})
     assert headers(client_in.get(url).content.decode()) == ["grounded_in_context.output", "toxicity.output"]
+
+
+def test_columns_keep_the_project_order_after_apply_never_alphabetical(client_in, run):
+    """The picker sends its ticked boxes; applying them, in any order, keeps the key properties' order."""
+    run.project.key_properties = ["toxicity", "grounded_in_context"]
+    run.project.save()
+    url = reverse("properties:run-detail", args=[run.pk])
+    headers = lambda body: re.findall(r'data-sort="([^"]+)"', body)  # noqa: E731
+    assert headers(client_in.get(url).content.decode()) == ["toxicity.output", "grounded_in_context.output"]
+    applied = {"columns": "1", "col": ["grounded_in_context.output", "toxicity.output"]}
+    assert headers(client_in.get(url, applied).content.decode()) == ["toxicity.output", "grounded_in_context.output"]
+    assert client_in.session[session_key(run)] == ["toxicity.output", "grounded_in_context.output"]
+    body = client_in.get(url).content.decode()
+    assert headers(body) == ["toxicity.output", "grounded_in_context.output"], "remembered in that order"
+    picker = re.findall(r'name="col" value="([^"]+)"', body)
+    assert picker == [
+        *["toxicity.input", "toxicity.output", "grounded_in_context.output"],
+        *["sentiment.input", "sentiment.output"],
+    ]
+
+
+def test_headers_picker_and_pass_rates_show_display_names_and_the_filter_help_both(client_in, run):
+    body = client_in.get(reverse("properties:run-detail", args=[run.pk])).content.decode()
+    header = re.search(r'<th scope="col" class="num property" title="([^"]+)"><a [^>]*>([^<]+)</a>', body)
+    assert header.groups() == ("Grounded in Context — grounded_in_context.output", "Grounded in Context")
+    assert 'value="toxicity.output" checked> Toxicity (output) <span class="chip key">' in body, "two fields: which"
+    assert "Grounded in Context — <code>grounded_in_context.output</code>" in body
+    url = reverse("properties:run-detail", args=[run.pk])
+    rates = client_in.get(url, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="pass-rates").content.decode()
+    assert '<span class="rate-name">Grounded in Context</span>' in rates
+    assert ">grounded_in_context.output<" not in rates
 
 
 def test_cells_say_pass_fail_na_and_error_with_the_reason(client_in, run):
@@ -196,3 +228,17 @@ def test_paging_with_next_links_to_the_interaction_by_its_id(client_in, run, mon
     start_of_second = client_in.get(url, {"i": ids["r3"], "sort": "id", "page": "2"}).content.decode()
     link = re.search(r'<a href="\?([^"]+)" data-pane-previous', start_of_second).group(1)
     assert "last" not in link and f"i={ids['r2']}" in link and "page=1" in link
+
+
+def test_a_prompt_property_goes_by_its_own_name_in_the_panel_and_the_picker(client_in, run):
+    PromptProperty.objects.create(
+        project=run.project, name="Polite & kind", property_name="prompt_polite", template="{output}", model_id="m"
+    )
+    run.project.enabled_properties = [*run.project.enabled_properties, "prompt_polite"]
+    run.project.save()
+    interaction = run.interactions.get(user_interaction_id="r1")
+    add_value(interaction, "prompt_polite", field="interaction", value=0.8)
+    url = reverse("properties:run-detail", args=[run.pk])
+    body = client_in.get(url, {"i": interaction.pk}).content.decode()
+    assert 'data-property="prompt_polite">Polite &amp; kind</a>' in body
+    assert 'value="prompt_polite" > Polite &amp; kind</label>' in body
