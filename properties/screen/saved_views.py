@@ -126,7 +126,8 @@ def shown_view(
     views: list[SavedView], query: ScreenQuery, columns: list[str], addresses: list[str], key_columns: list[str]
 ) -> SavedView | None:
     """The saved view the screen shows now, if any: the same filter, search and sort, and the same
-    columns (those of the view the run has; none: the key properties, as the page shows them)."""
+    columns (those of the view the run has; none: the key properties, as the page shows them), in
+    whatever order: the screen shows columns in its one order (`property_names`)."""
     for view in views:
         same_query = (view.where, view.annotation, view.source, view.search, view.errors_only, view.sort) == (
             query.where,
@@ -138,6 +139,6 @@ def shown_view(
         )
         same_search_in = not view.search or view.search_in == query.search_in
         own_columns = [column for column in view.columns if column in addresses]
-        if same_query and same_search_in and (own_columns or key_columns) == columns:
+        if same_query and same_search_in and set(own_columns or key_columns) == set(columns):
             return view
     return None

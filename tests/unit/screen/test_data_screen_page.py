@@ -130,7 +130,7 @@ def test_columns_keep_the_project_order_after_apply_never_alphabetical(client_in
     assert client_in.session[session_key(run)] == ["toxicity.output", "grounded_in_context.output"]
     body = client_in.get(url).content.decode()
     assert headers(body) == ["toxicity.output", "grounded_in_context.output"], "remembered in that order"
-    picker = re.findall(r'name="col" value="([^"]+)"', body)
+    picker = re.findall(r'type="checkbox" name="col" value="([^"]+)"', body)
     assert picker == [
         *["toxicity.input", "toxicity.output", "grounded_in_context.output"],
         *["sentiment.input", "sentiment.output"],

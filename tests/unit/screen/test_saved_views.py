@@ -157,13 +157,14 @@ def test_saving_from_the_screen_then_opening_the_view_on_another_run(client_in, 
     page = client_in.get(opened.url)
     body = page.content.decode()
     assert [row.interaction.user_interaction_id for row in page.context["rows"]] == ["v2-row-1", "v2-row-2"]
-    assert page.context["columns"] == ["word_count.output", "toxicity.output"]
+    # Shown in the screen's one order: key properties first (toxicity is one), then the others.
+    assert page.context["columns"] == ["toxicity.output", "word_count.output"]
     assert page.context["shown_view"] == view
     assert f"?view={view.pk}" in body and 'data-testid="shown-view"' in body
     # The columns stay the run's choice afterwards, as the columns form keeps them.
     assert client_in.get(reverse("properties:run-detail", args=[second.pk])).context["columns"] == [
-        "word_count.output",
         "toxicity.output",
+        "word_count.output",
     ]
 
 
