@@ -16,8 +16,9 @@ sentence, the last included, contributes as much as it is long (a two-word greet
 reply of forty words weighs a twentieth, not a half).
 
 Case is not fluency: a sentence written all in lower case or all in capitals is read as written in
-sentence case (first letter and "I" in capitals), at training and at scoring time alike; the LM
-otherwise reads "your order ships on monday" as rare tokens.
+sentence case (first letter and "I" in capitals), and a sentence's first letter as a capital, at
+training and at scoring time alike; the LM otherwise reads "your order ships on monday" as rare
+tokens.
 
 `model=` takes a Hugging Face id or local folder of another causal LM (with `head=`, a head trained
 on it by `python -m properties.training.fluency --encoder MODEL --out HEAD.npz`), or of a sequence
@@ -124,12 +125,12 @@ def unit_weight(unit: str) -> float:
 
 
 def sentence_case(unit: str) -> str:
-    """A unit written all in lower case or all in capitals, in sentence case (see the module docstring)."""
+    """A unit written all in lower case or all in capitals in sentence case, and any unit with its
+    first letter in capitals (see the module docstring)."""
     letters = [char for char in unit if char.isalpha()]
-    if len(letters) < 3 or not (unit == unit.lower() or unit == unit.upper()):
-        return unit
-    lowered = re.sub(r"\bi\b", "I", unit.lower())
-    return re.sub(r"^(\W*)(\w)", lambda match: match.group(1) + match.group(2).upper(), lowered, count=1)
+    if len(letters) >= 3 and (unit == unit.lower() or unit == unit.upper()):
+        unit = re.sub(r"\bi\b", "I", unit.lower())
+    return re.sub(r"^(\W*)([a-z])", lambda match: match.group(1) + match.group(2).upper(), unit, count=1)
 
 
 @builtin
