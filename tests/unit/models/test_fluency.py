@@ -57,14 +57,16 @@ def test_fluency_prefers_the_grammatical_member_of_minimal_pairs(fluency) -> Non
     assert all(good > bad for good, bad in zip(scores[::2], scores[1::2], strict=True))
 
 
-def test_a_long_text_is_the_mean_of_its_sentences(fluency) -> None:
+def test_a_long_text_is_the_mean_of_its_sentences_by_their_words(fluency) -> None:
     broken = "Him go store yesterday buyed apple many."
     text = " ".join([GOOD] * 40 + [broken] * 10)  # ~600 tokens: past any single window
     scored = fluency.run_batch([text, GOOD, broken])
     [whole, good, bad] = [result.value for result in scored]
     assert good > 0.7 and bad < 0.5
-    # Every sentence counts, the broken tail included.
-    assert whole == pytest.approx((40 * good + 10 * bad) / 50, abs=2e-4)
+    # Every sentence counts, the broken tail included, as much as it is long.
+    good_words, bad_words = len(GOOD.split()), len(broken.split())
+    expected = (40 * good_words * good + 10 * bad_words * bad) / (40 * good_words + 10 * bad_words)
+    assert whole == pytest.approx(expected, abs=2e-4)
     assert whole == pytest.approx(float(fluency.predictor().predict([text])[0]), abs=1e-4)
     # The evidence is each broken sentence, where it stands, and no fluent one.
     spans = scored[0].spans
@@ -72,6 +74,17 @@ def test_a_long_text_is_the_mean_of_its_sentences(fluency) -> None:
     assert all(span.label == "not fluent" and span.score == pytest.approx(bad, abs=2e-4) for span in spans)
     # A fluent text shows its least fluent sentence, over the threshold like the value.
     assert [(span.label, span.score >= 0.5) for span in scored[1].spans] == [("least fluent", True)]
+
+
+def test_a_greeting_weighs_as_little_as_it_says(fluency) -> None:
+    reply = f"{GOOD} {GOOD}"
+    plain, greeted = fluency.run_batch([reply, "Hi Anna! " + reply])
+    assert greeted.value == pytest.approx(plain.value, abs=0.15), "two words of twenty"
+
+
+def test_case_does_not_move_the_value(fluency) -> None:
+    plain, lower, upper = fluency.run_batch([GOOD, GOOD.lower(), GOOD.upper()])
+    assert lower.value == pytest.approx(plain.value, abs=0.05) and upper.value == pytest.approx(plain.value, abs=0.05)
 
 
 def test_spacing_does_not_move_the_value(fluency) -> None:
