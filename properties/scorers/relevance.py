@@ -6,7 +6,9 @@ Model: the packaged ms-marco MiniLM-L-12 cross-encoder (`cross_encoder.py`), rea
 - A passage (more than `SHORT_ANSWER_WORDS` words) is scored whole (a long one by overlapping token
   windows) and sentence by sentence, and the best of them gives the value: an answer that addresses
   the question anywhere addresses it, and padding around it should not dilute that. The
-  cross-encoder's logit becomes a probability by a logistic (Platt) calibration.
+  cross-encoder's logit becomes a probability by a logistic (Platt) calibration fitted on chat
+  answers as well as encyclopedic sentences: a chat answer rarely restates the question, and its
+  logit runs lower than a QNLI sentence's for the same relevance.
 - A short answer ("It costs $29 per month.", "Yes, on the Pro plan.", "Jan Novak does.", a line of
   code) leaves the question implicit: its meaning is the question plus the answer. The cross-encoder
   judges passages, and such an answer alone is no passage, so it reads the answer after its
@@ -20,7 +22,8 @@ Model: the packaged ms-marco MiniLM-L-12 cross-encoder (`cross_encoder.py`), rea
 
 Both maps are fitted by `python -m properties.training.relevance` (artifact
 `artifacts/relevance.json`) on the QNLI training file and on generated question-answer pairs
-(`properties/training/relevance_rows.py`), never on evaluation data.
+(`properties/training/relevance_rows.py`, short answers; `relevance_chat_rows.py`, chat answers of
+many domains and forms), never on evaluation data.
 
 Evidence: the sentence that addresses the input best, with its score; for a failing short answer,
 the answer itself, with why.
@@ -46,6 +49,9 @@ CALIBRATION = ARTIFACTS / "relevance.json"
 SHORT_ANSWER_WORDS = 16
 # Pronouns do not make a short answer self-contained: "It costs $29." leans on the question.
 PRONOUN_TAGS = frozenset({"PRP", "PRP$", "WP", "WDT", "EX", "DT"})
+# Nor does a verb whose predicate is left to the question ("Jan Novak does.", "Maria can."): a
+# self-contained clause states it, with an object, an attribute, a complement or a prepositional phrase.
+PREDICATE_DEPS = frozenset({"dobj", "attr", "acomp", "xcomp", "ccomp", "oprd", "dative", "agent", "prep"})
 # A reply that asks a question back: the sentence encoder's cosine with the input, mapped linearly,
 # 0 at the floor (what unrelated pairs score) and 1 at full (what a matching short reply scores).
 COSINE_FLOOR = 0.15
@@ -98,12 +104,16 @@ def is_short_answer(text: str) -> bool:
 
 
 def is_self_contained(answer: str, prop: str = "relevance") -> bool:
-    """Whether a short answer names its own subject: a clause whose subject is a noun or a name
-    ("Paris is the capital of France.", "The X200 ships from Oslo."), not a pronoun ("It costs $29."),
-    a fragment ("$29 a month.") or code."""
+    """Whether a short answer names its own subject and states its predicate: a clause whose subject
+    is a noun or a name ("Paris is the capital of France.", "Jan Novak leads the billing team."), not a pronoun
+    ("It costs $29."), a fragment ("$29 a month."), code, or a clause that leaves its predicate to the
+    question ("Jan Novak does.")."""
     (doc,) = spacy_english.parse([answer], prop, spacy_english.FULL, batch_size=1)
     return any(
-        token.dep_ in ("nsubj", "nsubjpass") and token.tag_ not in PRONOUN_TAGS and token.head.dep_ == "ROOT"
+        token.dep_ in ("nsubj", "nsubjpass")
+        and token.tag_ not in PRONOUN_TAGS
+        and token.head.dep_ == "ROOT"
+        and any(child.dep_ in PREDICATE_DEPS for child in token.head.children)
         for token in doc
     )
 
@@ -114,9 +124,11 @@ def answer_after_question(question: str, answer: str) -> str:
 
 
 def load_calibration(prop: str, path: Path = CALIBRATION, passages: str = "sentence") -> Calibration:
-    """The logistic map of the cross-encoder's logit for `sentence` passages (an output, Relevance)
-    or for `chunk` passages (a chunk of a document among others: Retrieval Relevance, Context
-    Relevancy), both fitted by `python -m properties.training.relevance`."""
+    """The logistic map of the cross-encoder's logit for `sentence` passages (an encyclopedic
+    sentence, QNLI's: a short answer read alone), for `passage` (an output longer than a short
+    answer, chat answers as well as encyclopedic text) or for `chunk` passages (a chunk of a document
+    among others: Retrieval Relevance, Context Relevancy), all fitted by
+    `python -m properties.training.relevance`."""
     try:
         data = json.loads(path.read_text())
         fit = data if passages == "sentence" else data[passages]
@@ -140,7 +152,8 @@ class Relevance(Scorer):
     fields = ("output",)
     queue = "models"
     # 3: the span that sets the value is shown on either side of the threshold, with the value.
-    version = "3"
+    # 4: passages calibrated on chat answers as well as QNLI; "Jan Novak does." leans on its question.
+    version = "4"
     threshold = 0.5
 
     @staticmethod
@@ -179,6 +192,7 @@ class Relevance(Scorer):
             return results
         model = cross_encoder.packaged_reranker(self.name())
         calibration = load_calibration(self.name())
+        passage_calibration = load_calibration(self.name(), passages="passage")
         short_calibration = load_short_answer_calibration(self.name())
         short = [i for i in scored if is_short_answer(outputs[i])]
         passages = [i for i in scored if not is_short_answer(outputs[i])]
@@ -207,7 +221,7 @@ class Relevance(Scorer):
                 spans = self._short_spans(outputs[i], float(value))
                 results[i] = Score(value=round(float(value), 4), spans=spans, details=details)
         if passages:
-            self._score_passages(model, calibration, passages, inputs, outputs, results)
+            self._score_passages(model, passage_calibration, passages, inputs, outputs, results)
         return results
 
     def _score_passages(

@@ -3,13 +3,18 @@
     python -m properties.training.relevance [--data ../shared/data/train] [--out PATH]
 
 Rows: `relevance_qnli.jsonl` from the training folder (pairs: `input` = question, `output` =
-sentence, label 1 = the sentence answers it), and `GENERATED_ROWS` question-answer pairs generated
-with a fixed seed (`relevance_rows.py`: answers in chat form, and answers to other questions about
-the same subject as negatives). Never evaluation data. Three fits, each by unregularised logistic
-regression:
+sentence, label 1 = the sentence answers it), `GENERATED_ROWS` question-answer pairs generated
+with a fixed seed (`relevance_rows.py`: short answers about products, companies and accounts, and
+answers to other questions about the same subject as negatives) and `CHAT_ROWS` chat answers
+(`relevance_chat_rows.py`: many domains and forms, dressed with greetings, closings and background
+sentences). Never evaluation data. Three fits, each by unregularised logistic regression:
 
 - `sentence` (the top-level slope and intercept): p = sigmoid(slope * logit + intercept) for an
-  output read as a passage, on the QNLI rows' logits (best window, as the property does);
+  encyclopedic sentence (a self-contained short answer read alone), on the QNLI rows' logits (best
+  window, as the property does);
+- `passage`: the same map for an output longer than `SHORT_ANSWER_WORDS`, on the logits of the
+  QNLI rows and of the generated answers of that length: chat answers, which rarely restate the
+  question, as well as encyclopedic sentences;
 - `short_answer`: for outputs of at most `SHORT_ANSWER_WORDS` words (of both sources), on the
   logit of (question, question + answer) and that of (question, question);
 - `chunk`: Retrieval Relevance and Context Relevancy judge chunks of documents, where the answering
@@ -33,12 +38,13 @@ import numpy as np
 
 from properties.scorers.relevance import CALIBRATION, answer_after_question, is_short_answer
 from properties.scorers.runtime import cross_encoder
-from properties.training import relevance_rows
+from properties.training import relevance_chat_rows, relevance_rows
 from properties.training.common import DEFAULT_DATA, file_sha, read_rows
 
 FILE = "relevance_qnli.jsonl"
 CHUNK_SEED = 0
 GENERATED_ROWS = 4000
+CHAT_ROWS = 3000
 
 
 def fit(logits: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
@@ -76,15 +82,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("refusing to train on evaluation data: give the training folder")
     started = time.monotonic()
     qnli = read_rows(args.data / FILE)
-    rows = qnli + relevance_rows.generate(GENERATED_ROWS)
+    rows = qnli + relevance_rows.generate(GENERATED_ROWS) + relevance_chat_rows.generate(CHAT_ROWS)
     model = cross_encoder.packaged_reranker("relevance")
     questions = [row["input"] for row in rows]
     logits, _, _ = model.best_windows(questions, [row["output"] for row in rows])
     labels = np.array([int(row["label"]) for row in rows])
-    # QNLI's sentences are the passages; the generated rows are chat answers, mostly short, and some
-    # of their negatives read alone like positives ("It was founded by ..." of another company).
     slope, intercept = fit(logits[: len(qnli)], labels[: len(qnli)])
+    # Passages: QNLI's sentences and the generated answers the property reads as passages. The
+    # generated short answers are left to the short-answer fit: some of their negatives read alone
+    # like positives ("It was founded by ..." of another company).
     short = [k for k, row in enumerate(rows) if is_short_answer(row["output"])]
+    generated_short = {k for k in short if k >= len(qnli)}
+    passages = [k for k in range(len(rows)) if k not in generated_short]
+    passage_slope, passage_intercept = fit(logits[passages], labels[passages])
     asked = [questions[k] for k in short]
     read = [answer_after_question(questions[k], rows[k]["output"]) for k in short]
     with_question, _, _ = model.best_windows(asked, read)
@@ -107,13 +117,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         "model": model.model_id,
         "data": {FILE: file_sha(args.data / FILE)},
         "generated": {"rows": GENERATED_ROWS, "seed": relevance_rows.SEED},
+        "chat": {"rows": CHAT_ROWS, "seed": relevance_chat_rows.SEED},
+        "passage": {
+            "slope": round(passage_slope, 6),
+            "intercept": round(passage_intercept, 6),
+            "rows": len(passages),
+        },
         "rows": len(rows),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
     elapsed = time.monotonic() - started
     print(
-        f"relevance: {len(rows)} rows ({len(short)} short answers), slope {slope:.4f}, intercept {intercept:.4f}, "
+        f"relevance: {len(rows)} rows ({len(short)} short answers, {len(passages)} passages), "
+        f"slope {slope:.4f}, intercept {intercept:.4f}, passages {passage_slope:.4f} x {passage_intercept:+.4f}, "
         f"short answers {with_weight:.4f} x with question {alone_weight:+.4f} x question alone "
         f"{short_intercept:+.4f}, "
         f"{elapsed:.0f} s -> {args.out}"

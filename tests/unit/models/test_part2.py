@@ -176,6 +176,9 @@ def test_a_self_contained_short_answer_must_also_hold_alone() -> None:
     assert is_self_contained("Paris is the capital of France.")
     assert not is_self_contained("It costs $29 per month.")
     assert not is_self_contained("$29 a month.")
+    # A clause that leaves its predicate to the question leans on it like a pronoun does.
+    assert not is_self_contained("Maria Lopez can.")
+    assert is_self_contained("Jan Novak leads the billing team.")
 
 
 def test_the_generated_training_pairs_are_the_same_on_every_run() -> None:
@@ -183,3 +186,15 @@ def test_the_generated_training_pairs_are_the_same_on_every_run() -> None:
 
     first, again = generate(200), generate(200)
     assert first == again and {row["label"] for row in first} == {0, 1}
+
+
+def test_the_generated_chat_answers_are_the_same_on_every_run_and_apart_from_the_suites() -> None:
+    from bench import generated
+    from properties.training.relevance_chat_rows import generate
+
+    first, again = generate(600), generate(600)
+    assert first == again and sum(row["label"] for row in first) == 300
+    assert any(len(row["output"].split()) > 40 for row in first), "chat answers come long as well as short"
+    # Written apart from the behaviour suites: no question or answer of theirs is a training row.
+    suite_texts = {text for case in generated.build("relevance").suite.cases for text in case.interaction.values()}
+    assert not suite_texts & {text for row in first for text in (row["input"], row["output"])}
