@@ -126,8 +126,19 @@ def stored_values(interaction_ids: list[int]) -> dict[int, dict[str, StoredValue
     values = PropertyValue.objects.filter(interaction_id__in=interaction_ids).annotate(
         spans_text=Cast("spans", TextField()), details_text=Cast("details", TextField())
     )
-    for interaction_id, *columns, spans, details in values.values_list(*VALUE_COLUMNS, "spans_text", "details_text"):
-        value = StoredValue(*columns, _decoded(spans, []), _decoded(details, {}))
+    for interaction_id, name, field, status, number, label, error, spans, details in values.values_list(
+        *VALUE_COLUMNS, "spans_text", "details_text"
+    ):
+        value = StoredValue(
+            name,
+            field,
+            status,
+            number,
+            label,
+            error,
+            [] if spans == "[]" else _decoded(spans, []),
+            {} if details == "{}" else _decoded(details, {}),
+        )
         rows[interaction_id][value.address] = value
     return rows
 
