@@ -1,32 +1,38 @@
-"""Upload ingestion: rows per second and peak memory, CSV and JSONL, into SQLite and PostgreSQL.
+"""Upload ingestion: rows per second and peak memory above idle, JSONL, Parquet and CSV, into SQLite and PostgreSQL.
 
-    .venv/bin/python bench/ingest.py                         # 100,000 rows of ~1 KB
+    .venv/bin/python bench/ingest.py                         # 100,000 rows of ~1.5 KB, JSONL and Parquet
+    nice -n 10 .venv/bin/python bench/ingest.py --rows 1000000 --formats jsonl
     .venv/bin/python bench/ingest.py --postgres-url postgres://user:pw@host:5432/db
-    .venv/bin/python bench/ingest.py --batch-size 250 1000 5000 --no-postgres
+    .venv/bin/python bench/ingest.py --batch-size 1000 5000 20000 --no-postgres
     .venv/bin/python bench/ingest.py --hostile               # hostile files: memory above idle
 
---hostile uploads the files of docs/security.md's "Hostile input" (deep nesting, wide headers, huge
-strings, cells and numbers, truncated and unclosed files) into SQLite, each in a fresh process as the
-web worker handles them (the mapping page's preview, then the import), and prints the peak memory
-above the process's idle size. Target: under 300 MB above idle for every file.
+Each case runs in a fresh child process, as the web worker that handles an upload: it sets up Django
+on the case's database, migrates, then notes its resident memory at rest ("idle MB") and resets the
+kernel's high-water mark (/proc/self/clear_refs), so that "above" is the peak of the upload alone
+(VmHWM minus idle), not of the set-up before it. The timing covers ingest.ingest_path, the same
+function behind the upload page and the demo: copying the file into media storage, parsing,
+validating and inserting (the REST API's batches go through the same writer). "cpu s" is the
+worker's own CPU time: on a shared machine it shows what the wall-clock rows/s would be on idle
+cores (PostgreSQL's server works in processes of its own, not counted there). Without
+--postgres-url the bench starts a throwaway PostgreSQL server as the tests do (tests/servers.py)
+when initdb and pg_ctl are found, and skips PostgreSQL otherwise.
 
-Each case runs in a fresh child process, so that its peak RSS (ru_maxrss) is its own and one case
-does not inflate the next (Linux carries ru_maxrss over fork and exec, which is why this parent
-stays small: it writes the files a row at a time). "base MB" is the child's peak after Django
-setup and migrate, before the upload. Without --postgres-url the bench starts a throwaway PostgreSQL server
-when initdb and pg_ctl are found (as the `postgres` user when run as root), and skips it otherwise.
-The timing covers ingest.ingest_path: copying the file into media storage, parsing, validating
-and inserting. Target: at least 5,000 rows/s into SQLite, peak RSS under 400 MB.
+Targets (issue 31): at least 15,000 rows/s into PostgreSQL and 8,000 into SQLite for 1,000,000 rows,
+the worker's peak under 300 MB above idle.
+
+--hostile uploads the files of docs/security.md's "Hostile input" (deep nesting, wide headers, huge
+strings, cells and numbers, truncated and unclosed files) into SQLite, the mapping page's preview
+then the import, and prints the peak memory above idle. Target: under 300 MB above idle for every file.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import gc
 import json
 import os
 import random
-import resource
 import sys
 import tempfile
 import time
@@ -40,9 +46,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from tests import servers  # noqa: E402  (needs the repository on the path when run as a script)
 
-TARGET_ROWS_PER_S = 5_000
-TARGET_PEAK_RSS_MB = 400
-TARGET_HOSTILE_ABOVE_IDLE_MB = 300
+TARGET_ROWS_PER_S = {"sqlite": 8_000, "postgres": 15_000}
+TARGET_ABOVE_IDLE_MB = 300
+# Rows per Parquet row group written (what a pandas or Spark export of this size holds).
+PARQUET_ROW_GROUP = 10_000
 
 VOCABULARY = (
     "the model answer question context document retrieved support account password reset billing "
@@ -64,36 +71,72 @@ def sentence(rng: random.Random, chars: int) -> str:
 
 
 def make_row(rng: random.Random, index: int) -> dict:
-    """One interaction of about 1 KB, with two retrieved documents and two metadata columns."""
+    """One interaction of about 1.5 KB: three retrieved documents, a metadata object and two
+    columns of its own (stored in metadata), a label and timestamps."""
+    started = 1_735_689_600 + index * 7
     return {
         "id": f"bench-{index:07d}",
         "question": sentence(rng, 120),
-        "context": [sentence(rng, 280), sentence(rng, 280)],
+        "context": [sentence(rng, 280), sentence(rng, 280), sentence(rng, 200)],
         "answer": sentence(rng, 240),
         "reference": sentence(rng, 80),
         "label": rng.choice(["good", "bad", ""]),
+        "metadata": {"user": f"u{rng.randrange(5000)}", "session": rng.randrange(10**6), "tags": ["faq", "web"]},
         "model": rng.choice(["small-v1", "large-v2"]),
         "latency_ms": rng.randint(100, 3000),
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started + 2)),
     }
 
 
-def generate_files(directory: Path, rows: int) -> dict[str, Path]:
+def generate_files(directory: Path, rows: int, formats: list[str]) -> dict[str, Path]:
+    """The same rows in each format, made and written a row group at a time."""
+    paths = {file_format: directory / f"interactions.{file_format}" for file_format in formats}
+    texts = {name: paths[name].open("w", newline="", encoding="utf-8") for name in ("csv", "jsonl") if name in paths}
+    csv_writer = parquet_writer = None
     rng = random.Random(0)
-    csv_path, jsonl_path = directory / "interactions.csv", directory / "interactions.jsonl"
-    with csv_path.open("w", newline="", encoding="utf-8") as csv_file, jsonl_path.open("w", encoding="utf-8") as jl:
-        writer = None
-        for index in range(rows):
-            row = make_row(rng, index)
-            jl.write(json.dumps(row) + "\n")
-            if writer is None:
-                writer = csv.DictWriter(csv_file, fieldnames=list(row))
-                writer.writeheader()
-            writer.writerow({**row, "context": json.dumps(row["context"])})
-    return {"csv": csv_path, "jsonl": jsonl_path}
+    try:
+        for start in range(0, rows, PARQUET_ROW_GROUP):
+            group = [make_row(rng, index) for index in range(start, min(rows, start + PARQUET_ROW_GROUP))]
+            if "jsonl" in texts:
+                texts["jsonl"].writelines(json.dumps(row) + "\n" for row in group)
+            if "csv" in texts:
+                csv_writer = csv_writer or csv.DictWriter(texts["csv"], fieldnames=list(group[0]))
+                if start == 0:
+                    csv_writer.writeheader()
+                csv_writer.writerows(
+                    {**row, "context": json.dumps(row["context"]), "metadata": json.dumps(row["metadata"])}
+                    for row in group
+                )
+            if "parquet" in paths:
+                parquet_writer = write_parquet_group(parquet_writer, paths["parquet"], group)
+    finally:
+        for text in texts.values():
+            text.close()
+        if parquet_writer is not None:
+            parquet_writer.close()
+    return paths
 
 
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+def write_parquet_group(writer, path: Path, group: list[dict]):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(group)
+    writer = writer or pq.ParquetWriter(path, table.schema, compression="zstd")
+    writer.write_table(table)
+    return writer
+
+
+def memory_kib(key: str) -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(key))
+
+
+def reset_peak_memory() -> None:
+    # Linux: writing 5 resets this process's VmHWM (peak resident size) to its current size.
+    with open("/proc/self/clear_refs", "w") as clear_refs:
+        clear_refs.write("5")
 
 
 def run_case(case: dict) -> dict:
@@ -102,6 +145,9 @@ def run_case(case: dict) -> dict:
         DATABASE_URL=case["database_url"],
         SECRET_KEY="bench-only-secret-key",
         EVALSITE_DATA_DIR=case["data_dir"],
+        EVALSITE_UPLOAD_MAX_BYTES=str(10**11),
+        EVALSITE_UPLOAD_MAX_ROWS=str(10**8),
+        EVALSITE_PROJECT_MAX_INTERACTIONS=str(10**8),
         DEBUG="0",
         DJANGO_SETTINGS_MODULE="evalsite.settings",
     )
@@ -118,13 +164,15 @@ def run_case(case: dict) -> dict:
     if case["batch_size"]:
         ingest.BATCH_SIZE = case["batch_size"]
     project = Project.objects.create(name=f"bench {case['label']}")
-    baseline = peak_rss_mb()
-    started = time.perf_counter()
+    gc.collect()
+    idle_kib = memory_kib("VmRSS:")
+    reset_peak_memory()
+    started, cpu_started = time.perf_counter(), time.process_time()
     if case.get("preview"):
         with open(case["path"], "rb") as fileobj:
             ingest.preview_file(fileobj, Path(case["path"]).name)
     upload = ingest.ingest_path(project, case["label"], case["path"])
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     first_problem = upload.row_errors[0] if upload.row_errors else {}
     return {
         "label": case["label"],
@@ -133,30 +181,36 @@ def run_case(case: dict) -> dict:
         "problem": f"{first_problem.get('line')}: {first_problem.get('reason', '')}"[:70] if first_problem else "",
         "status": str(upload.status),
         "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
         "rows_per_s": upload.accepted / seconds,
-        "baseline_rss_mb": baseline,
-        "peak_rss_mb": peak_rss_mb(),
+        "idle_mb": idle_kib / 1024,
+        "above_idle_mb": max(0, memory_kib("VmHWM:") - idle_kib) / 1024,
     }
 
 
-def run_in_child(case: dict) -> dict:
+def in_child(function, *args):
+    """A fresh process: its memory figures are its own, not this parent's."""
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        return pool.submit(run_case, case).result()
+        return pool.submit(function, *args).result()
 
 
-def report(result: dict) -> None:
-    verdict = "ok" if result["peak_rss_mb"] < TARGET_PEAK_RSS_MB else "OVER MEMORY TARGET"
-    if result["label"].startswith("sqlite") and result["rows_per_s"] < TARGET_ROWS_PER_S:
+def report(database: str, result: dict) -> None:
+    verdict = "ok"
+    if result["rows_per_s"] < TARGET_ROWS_PER_S[database]:
         verdict = "UNDER SPEED TARGET"
+    if result["above_idle_mb"] >= TARGET_ABOVE_IDLE_MB:
+        verdict = "OVER MEMORY TARGET"
     print(
-        f"{result['label']:<24} {result['accepted']:>8} {result['rejected']:>4} {result['seconds']:>8.1f}"
-        f" {result['rows_per_s']:>10,.0f} {result['baseline_rss_mb']:>9.0f} {result['peak_rss_mb']:>9.0f}  {verdict}",
+        f"{result['label']:<24} {result['accepted']:>9} {result['rejected']:>4} {result['seconds']:>8.1f}"
+        f" {result['cpu_seconds']:>7.1f}"
+        f" {result['rows_per_s']:>10,.0f} {result['idle_mb']:>8.0f} {result['above_idle_mb']:>8.0f}  {verdict}",
         flush=True,
     )
 
 
 def run_cases(databases: dict[str, str], files: dict[str, Path], batch_sizes: list[int], work: Path) -> None:
-    print(f"{'case':<24} {'accepted':>8} {'rej':>4} {'seconds':>8} {'rows/s':>10} {'base MB':>9} {'peak MB':>9}")
+    columns = f"{'accepted':>9} {'rej':>4} {'seconds':>8} {'cpu s':>7} {'rows/s':>10} {'idle MB':>8} {'above':>8}"
+    print(f"{'case':<24} {columns}")
     for database, url in databases.items():
         for file_format, path in files.items():
             for batch_size in batch_sizes:
@@ -165,14 +219,33 @@ def run_cases(databases: dict[str, str], files: dict[str, Path], batch_sizes: li
                 data_dir.mkdir()
                 database_url = url or f"sqlite:///{data_dir / 'bench.sqlite3'}"
                 case = {"label": label, "path": str(path), "data_dir": str(data_dir), "batch_size": batch_size}
-                report(run_in_child({**case, "database_url": database_url}))
+                report(database, in_child(run_case, {**case, "database_url": database_url}))
+                if url:
+                    in_child(empty_database, url)  # the next case starts from an empty database too
+                (data_dir / "bench.sqlite3").unlink(missing_ok=True)
+
+
+def empty_database(database_url: str) -> None:
+    os.environ.update(
+        DATABASE_URL=database_url, SECRET_KEY="bench-only-secret-key", DJANGO_SETTINGS_MODULE="evalsite.settings"
+    )
+    os.environ.setdefault("EVALSITE_DATA_DIR", tempfile.mkdtemp(prefix="evalsite-bench-"))
+    import django
+
+    django.setup()
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=100_000)
-    parser.add_argument("--postgres-url", help="an existing database; otherwise one is started if possible")
+    parser.add_argument("--formats", nargs="+", choices=["jsonl", "parquet", "csv"], default=["jsonl", "parquet"])
+    parser.add_argument("--postgres-url", help="an existing, empty database; otherwise one is started if possible")
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--no-sqlite", action="store_true")
     parser.add_argument("--batch-size", type=int, nargs="+", default=[0], help="override ingest.BATCH_SIZE")
     parser.add_argument("--hostile", action="store_true", help="hostile files instead: memory above idle")
     args = parser.parse_args()
@@ -183,13 +256,13 @@ def main() -> None:
             run_hostile(work)
             return
         started = time.perf_counter()
-        files = generate_files(work, args.rows)
+        files = in_child(generate_files, work, args.rows, args.formats)
         sizes = ", ".join(f"{path.name} {path.stat().st_size / 1e6:.0f} MB" for path in files.values())
-        print(f"{args.rows} rows generated in {time.perf_counter() - started:.0f} s: {sizes}")
+        print(f"{args.rows:,} rows generated in {time.perf_counter() - started:.0f} s: {sizes}")
         with postgres_database(args) as pg:
             if pg is None and not args.no_postgres:
                 print("PostgreSQL: no initdb/pg_ctl found and no --postgres-url: skipped")
-            databases = {"sqlite": ""} | ({"postgres": pg} if pg else {})
+            databases = ({} if args.no_sqlite else {"sqlite": ""}) | ({"postgres": pg} if pg else {})
             run_cases(databases, files, args.batch_size, work)
 
 
@@ -253,12 +326,12 @@ def run_hostile(work: Path) -> None:
         data_dir = work / f"data-{name}"
         data_dir.mkdir()
         case = {"label": name, "path": str(path), "data_dir": str(data_dir), "batch_size": 0, "preview": True}
-        result = run_in_child({**case, "database_url": f"sqlite:///{data_dir / 'bench.sqlite3'}"})
-        above = result["peak_rss_mb"] - result["baseline_rss_mb"]
-        verdict = "ok" if above < TARGET_HOSTILE_ABOVE_IDLE_MB else "OVER MEMORY TARGET"
+        result = in_child(run_case, {**case, "database_url": f"sqlite:///{data_dir / 'bench.sqlite3'}"})
+        above = result["above_idle_mb"]
+        verdict = "ok" if above < TARGET_ABOVE_IDLE_MB else "OVER MEMORY TARGET"
         print(
             f"{name:<26} {path.stat().st_size / 1e6:>6.1f} {result['accepted']:>3} {result['rejected']:>4}"
-            f" {result['seconds']:>7.1f} {result['baseline_rss_mb']:>8.0f} {result['peak_rss_mb']:>8.0f}"
+            f" {result['seconds']:>7.1f} {result['idle_mb']:>8.0f} {result['idle_mb'] + above:>8.0f}"
             f" {above:>6.0f}  {result['problem']}  {verdict}",
             flush=True,
         )
