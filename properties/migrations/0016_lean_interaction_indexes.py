@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('properties', '0014_threshold_changes'),
+        ('properties', '0015_saved_views'),
     ]
 
     operations = [
