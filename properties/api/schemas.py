@@ -3,18 +3,41 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from ninja import Field, Schema
+from pydantic import AfterValidator
 
 from properties.projects import project_templates
 from properties.screen import filters
+from properties.uploads.file_formats import BAD_TEXT
 
 MAX_PAGE = 500
 
 
 # Offsets past this are refused (422) rather than sent to the database, whose integers are 64-bit.
 MAX_OFFSET = 10**12
+
+
+def _storable(value: Any) -> Any:
+    """Text the database can store: no NUL character (PostgreSQL refuses it), no lone surrogate, no
+    noncharacter, in a string or anywhere in a JSON value (keys too); refused, not cleaned, so that
+    what is stored is what was sent."""
+    if isinstance(value, str):
+        if BAD_TEXT.search(value):
+            raise ValueError("contains a NUL character, a lone surrogate or a noncharacter, which cannot be stored")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _storable(key)
+            _storable(item)
+    elif isinstance(value, list):
+        for item in value:
+            _storable(item)
+    return value
+
+
+StorableText = Annotated[str, AfterValidator(_storable)]
+StorableJSON = Annotated[dict[str, Any], AfterValidator(_storable)]
 
 
 class ErrorOut(Schema):
@@ -25,8 +48,8 @@ ERRORS: dict[int, type[Schema]] = dict.fromkeys((400, 401, 404, 413, 422, 429), 
 
 
 class ProjectIn(Schema):
-    name: str = Field(min_length=1, max_length=200)
-    description: str = ""
+    name: StorableText = Field(min_length=1, max_length=200)
+    description: StorableText = ""
     template: Literal[tuple(project_templates.TEMPLATES)] = Field(  # type: ignore[valid-type]
         project_templates.DEFAULT_TEMPLATE,
         description="What the application does: its template picks the properties scored and the key ones.",
@@ -65,10 +88,10 @@ class PassCriterionOut(Schema):
 
 
 class RunIn(Schema):
-    name: str = Field(min_length=1, max_length=200)
+    name: StorableText = Field(min_length=1, max_length=200)
     environment: Literal["evaluation", "production"] = "evaluation"
-    description: str = ""
-    metadata: dict[str, Any] = {}
+    description: StorableText = ""
+    metadata: StorableJSON = {}
 
 
 class RunOut(Schema):

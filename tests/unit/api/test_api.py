@@ -341,3 +341,15 @@ def test_a_pass_criterion_is_set_through_the_api_within_the_propertys_range(clie
         ).status_code
         == 404
     )
+
+
+def test_text_that_cannot_be_stored_is_a_422_naming_the_field(client, auth):
+    # PostgreSQL refuses NUL in text and in JSON: it was a 500 there.
+    response = post(client, "/api/projects", {"name": "Bot", "description": "a\u0000b"}, auth)
+    assert response.status_code == 422 and "description" in response.content.decode()
+    assert "NUL" in response.content.decode()
+    project = post(client, "/api/projects", {"name": "Bot", "properties": ["word_count"]}, auth).json()
+    runs = f"/api/projects/{project['id']}/runs"
+    refused = post(client, runs, {"name": "v1", "metadata": {"notes": ["ok", {"k\u0000": 1}]}}, auth)
+    assert refused.status_code == 422 and "metadata" in refused.content.decode()
+    assert post(client, runs, {"name": "v1", "metadata": {"notes": ["ok", {"émoji 🙂": 1}]}}, auth).status_code == 201
