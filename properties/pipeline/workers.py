@@ -169,7 +169,9 @@ class Heartbeat(threading.Thread):
     def pool_hung(self, now: float, hang_seconds: float) -> bool:
         from celery.worker import state
 
-        active = {request.id for request in list(state.active_requests)}
+        running = list(state.active_requests)
+        # A task handed to a pool process that was killed before it ran counts as waiting, not running.
+        active = {request.id for request in running} - orphaned(running, set(pool_pids(self.controller)))
         waiting = {request.id for request in list(state.reserved_requests)} - active
         return stalled(self.watch, waiting, len(active), self.controller.concurrency or 1, now) >= hang_seconds
 
@@ -193,6 +195,15 @@ def pool_pids(controller: Any) -> list[int]:
         return list(controller.pool.info.get("processes", []))
     except AttributeError:  # a pool without processes (solo, threads)
         return []
+
+
+def orphaned(running: list[Any], live_pids: set[int]) -> set[str]:
+    """The ids of the tasks the worker counts as running whose pool process is gone: the process was
+    killed after it accepted the task, and the pool never reported it lost (seen with Redis under
+    load). Without the pool's process ids (a solo pool) none is."""
+    if not live_pids:
+        return set()
+    return {request.id for request in running if request.worker_pid and request.worker_pid not in live_pids}
 
 
 def stalled(watch: Watch, waiting: set[str], active: int, concurrency: int, now: float) -> float:

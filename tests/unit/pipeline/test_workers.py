@@ -124,3 +124,13 @@ def test_the_model_libraries_import_and_a_missing_one_is_named(monkeypatch):
     failed = models.import_model_libraries()
     assert list(failed) == ["no_such_library_here"]
     assert "ModuleNotFoundError" in failed["no_such_library_here"]
+
+
+def test_a_task_whose_pool_process_is_gone_is_not_running():
+    from types import SimpleNamespace
+
+    running = [SimpleNamespace(id="a", worker_pid=11), SimpleNamespace(id="b", worker_pid=12)]
+    assert workers.orphaned(running, {11, 13}) == {"b"}
+    assert workers.orphaned(running, {11, 12}) == set()
+    assert workers.orphaned(running, set()) == set(), "a pool without process ids (solo)"
+    assert workers.orphaned([SimpleNamespace(id="c", worker_pid=None)], {11}) == set(), "not yet accepted"
