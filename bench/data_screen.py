@@ -47,6 +47,12 @@ CASES = {
 
 
 def load(interactions: int, runs: int = 1) -> list[int]:
+    project = bench_project()
+    return [load_run(project, f"run-{number}", interactions, number) for number in range(runs)]
+
+
+def bench_project():
+    """The benches' project: a user "bench" owns it, its key properties pass at 0.5 and above."""
     from django.contrib.auth import get_user_model
 
     from properties.models import Project
@@ -59,7 +65,7 @@ def load(interactions: int, runs: int = 1) -> list[int]:
         pass_criteria={name: {"direction": "higher", "threshold": 0.5} for name in KEY},
     )
     project.add_member(user, "owner")
-    return [load_run(project, f"run-{number}", interactions, number) for number in range(runs)]
+    return project
 
 
 def load_run(project, name: str, interactions: int, seed: int) -> int:

@@ -26,7 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from multiprocessing import get_context
 
-from bench.data_screen import CATEGORIES, KEY, NUMERIC, setup_django
+from bench.data_screen import CATEGORIES, NUMERIC, bench_project, setup_django
 
 CASES = {
     "whole run, CSV": ("csv", ""),
@@ -48,19 +48,9 @@ LOAD_BATCH = 10_000
 
 def prepare(database_url: str, interactions: int) -> int:
     setup_django(database_url)
-    from django.contrib.auth import get_user_model
+    from properties.models import Run
 
-    from properties.models import Project, Run
-
-    user = get_user_model().objects.create_user("bench", password="bench-password-123")
-    project = Project.objects.create(
-        name="bench",
-        enabled_properties=[],
-        key_properties=KEY,
-        pass_criteria={name: {"direction": "higher", "threshold": 0.5} for name in KEY},
-    )
-    project.add_member(user, "owner")
-    run = Run.objects.create(project=project, name="run-0")
+    run = Run.objects.create(project=bench_project(), name="run-0")
     load_interactions(run, interactions)
     load_values(run)
     return run.pk
