@@ -153,6 +153,25 @@ def test_custom_scorers_and_prompt_properties(project):
     assert (measured.direction, measured.figures.current.threshold) == ("higher", 0.5)
 
 
+def test_an_llm_judged_property_with_verdicts_of_one_and_zero(project):
+    # LLM Hallucination Free writes 1 (true) or 0 (false). Good: 16 ones, 4 zeros; bad: 5 ones, 15
+    # zeros. ROC-AUC counts ties as half: (16*15 + (16*5 + 4*15) / 2) / 400 = 0.775. At its default
+    # 0.5: 16 good pass, 4 fail, 5 bad pass, 15 fail, balanced accuracy (0.8 + 0.75) / 2 = 0.775.
+    run = RunFactory(project=project)
+    for i in range(20):
+        value = 1.0 if i < 16 else 0.0
+        label(run, f"g{i}", value, "good", "person", "llm_hallucination_free", category=str(bool(value)).lower())
+    for i in range(20):
+        value = 1.0 if i < 5 else 0.0
+        label(run, f"b{i}", value, "bad", "person", "llm_hallucination_free", category=str(bool(value)).lower())
+    measured = agreement.measure(project, "llm_hallucination_free", [run])
+    assert not measured.categorical and (measured.good, measured.bad) == (20, 20)
+    assert measured.figures.roc_auc == pytest.approx(0.775)
+    current = measured.figures.current
+    assert (current.threshold, current.balanced_accuracy) == (0.5, pytest.approx(0.775))
+    assert measured.disagreements == {run.pk: 9}
+
+
 def test_the_page_shows_how_many_labels_are_needed(client, user, project):
     run = RunFactory(project=project)
     for i in range(5):
