@@ -26,7 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from multiprocessing import get_context
 
-from bench.data_screen import CATEGORIES, NUMERIC, bench_project, setup_django
+from bench.data_screen import bench_project, load_run, setup_django
 
 CASES = {
     "whole run, CSV": ("csv", ""),
@@ -43,69 +43,17 @@ SPANS = [
 ]
 TARGET_ROWS_PER_S = 20_000
 TARGET_ABOVE_IDLE_MB = 200
-LOAD_BATCH = 10_000
 
 
 def prepare(database_url: str, interactions: int) -> int:
     setup_django(database_url)
-    from properties.models import Run
+    from django.db import connection
 
-    run = Run.objects.create(project=bench_project(), name="run-0")
-    load_interactions(run, interactions)
-    load_values(run)
-    return run.pk
-
-
-def load_interactions(run, count: int) -> None:
-    from django.db import transaction
-
-    from properties.models import Interaction, input_hash
-    from properties.uploads import inserts
-
-    for start in range(0, count, LOAD_BATCH):
-        rows = []
-        for i in range(start, min(count, start + LOAD_BATCH)):
-            text = f"Question {i} about the refund policy of order {i * 7919 % 10**6}?"
-            rows.append(
-                Interaction(
-                    run_id=run.pk,
-                    user_interaction_id=f"row-{i}",
-                    input=text,
-                    input_hash=input_hash(text),
-                    output=f"Answer {i}: " + "lorem ipsum dolor sit amet " * (2 + i % 28),
-                    annotation=("good", "bad", "unknown")[i % 3],
-                )
-            )
-        with transaction.atomic():
-            inserts.insert_interactions(rows)
-
-
-def load_values(run) -> None:
-    """15 values per interaction in one INSERT ... SELECT per property: numbers spread over [0, 1)
-    by a hash of the interaction id, labels picked the same way; metric_00's values carry SPANS."""
-    import json
-
-    from django.db import connection, transaction
-
-    columns = (
-        "interaction_id, run_id, property_name, field, value, label, spans, details, scorer_version, model,"
-        " status, error, updated_at"
-    )
-    # `%%` is SQL's modulo: the query is formatted with its parameters.
-    insert = f"INSERT INTO properties_propertyvalue ({columns}) SELECT id, run_id, %s, 'output', {{value}}, {{label}},"
-    insert += " %s, '{{}}', '1:bench', '', 'ok', '', CURRENT_TIMESTAMP FROM properties_interaction WHERE run_id = %s"
-    with transaction.atomic(), connection.cursor() as cursor:
-        for number, name in enumerate(NUMERIC):
-            value = f"((id * 2654435761 + {number} * 40503) %% 1000003) / 1000003.0"
-            spans = json.dumps(SPANS) if name == "metric_00" else "[]"
-            cursor.execute(insert.format(value=value, label="''"), [name, spans, run.pk])
-        for name, labels in CATEGORIES.items():
-            choice = " ".join(f"WHEN {index} THEN '{label}'" for index, label in enumerate(labels))
-            label = f"CASE (id * 40503 %% {len(labels)}) {choice} END"
-            cursor.execute(insert.format(value="NULL", label=label), [name, "[]", run.pk])
+    run = load_run(bench_project(), "run-0", interactions, spans=SPANS)
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
+    return run.pk
 
 
 def memory_kib(key: str) -> int:

@@ -98,9 +98,14 @@ def _errors_by_address(run: Run) -> dict[str, int]:
     }
 
 
-def cache_key(run: Run, judged_criteria: dict[str, Criterion], key: list[str]) -> str:
+def scoring_state(run: Run) -> tuple | None:
+    """What changes when scoring writes values: the run's latest job and its progress."""
     job = run.latest_job()
-    version = (job.pk, job.done, job.failed, job.status) if job else None
+    return (job.pk, job.done, job.failed, job.status) if job else None
+
+
+def cache_key(run: Run, judged_criteria: dict[str, Criterion], key: list[str]) -> str:
+    version = scoring_state(run)
     settings = json.dumps([version, key, {a: c.to_dict() for a, c in judged_criteria.items()}], sort_keys=True)
     return f"pass-rates:{run.pk}:{hashlib.sha256(settings.encode()).hexdigest()[:20]}"
 

@@ -116,15 +116,15 @@ def filtered_interactions(run: Run, query: ScreenQuery) -> QuerySet[Interaction]
         return everything.none()
     interactions = everything
     parts = filters.conjuncts(query.expression)
-    on_values = [part for part in parts if _on_values_only(part)]
-    matching = None
-    if connection.vendor == "sqlite" or len(on_values) < 2:
-        matching = _value_matches(run, on_values, query)
-    else:
-        for part in on_values:
-            interactions = interactions.filter(_q(run, part, query))
+    # Parts on property values: their ids as sets here, or, on PostgreSQL, two or more single
+    # conditions intersected by the database; an OR or NOT with a value under it is always sets.
+    by_sets = [part for part in parts if _on_values_only(part) or _mixed(part)]
+    in_database = [part for part in by_sets if isinstance(part, filters.PROPERTY_LEAVES)]
+    if connection.vendor == "sqlite" or len(in_database) < 2:
+        in_database = []
+    matching = _value_matches(run, [part for part in by_sets if part not in in_database], query)
     for part in parts:
-        if part not in on_values:
+        if part in in_database or part not in by_sets:
             interactions = interactions.filter(_q(run, part, query))
     if query.annotation:
         interactions = interactions.filter(annotation=query.annotation)
@@ -154,8 +154,21 @@ def _on_values_only(node: Node) -> bool:
     return all(isinstance(leaf, filters.PROPERTY_LEAVES) for leaf in filters.leaves(node))
 
 
+def _mixed(node: Node) -> bool:
+    """Whether a part of the filter joins property values and other conditions with OR or NOT.
+
+    Such a part is evaluated as sets of ids here. In one query, each value condition under an OR is
+    an `id IN (subquery)` that PostgreSQL runs as a hash only while the ids fit in `work_mem` (4 MB
+    by default): past that, at a million interactions, it searched the subquery's rows once per
+    interaction (`metric.output > 0.9 OR (failing:... AND NOT annotation = good)`: minutes).
+    """
+    found = filters.leaves(node)
+    on_values = sum(isinstance(leaf, filters.PROPERTY_LEAVES) for leaf in found)
+    return 0 < on_values < len(found)
+
+
 def _value_matches(run: Run, parts: list[Node], query: ScreenQuery) -> set[int] | None:
-    """Ids matching every part on property values, or None without such parts.
+    """Ids matching every part on property values (and the `_mixed` parts), or None without such parts.
 
     Each condition is one index-only read of the (run, property, field, value, interaction) index.
     One condition's ids come straight from that index, with no join to the interactions (PostgreSQL,
@@ -188,7 +201,9 @@ def _ids(run: Run, node: Node, query: ScreenQuery, run_ids: list[set[int]]) -> s
         if not run_ids:
             run_ids.append(set(ids_of(run.interactions.order_by().values_list("pk", flat=True))))
         return run_ids[0] - _ids(run, node.item, query, run_ids)
-    return set(ids_of(_matching_ids(run, node, query)))
+    if isinstance(node, filters.PROPERTY_LEAVES):
+        return set(ids_of(_matching_ids(run, node, query)))
+    return set(ids_of(run.interactions.filter(_q(run, node, query)).order_by().values_list("pk", flat=True)))
 
 
 def _q(run: Run, node: Node, query: ScreenQuery) -> Q:
