@@ -4,7 +4,7 @@
 
 On a throwaway PostgreSQL cluster and Redis server (the scaled-out install), loads a LARGE run of
 `--interactions` interactions with 15 values each, and a run of `--other` interactions in another
-project, at the database's speed (bench/export.py's loaders). Then, with a Celery worker on the cpu
+project, at the database's speed (bench/data_screen.py's loader). Then, with a Celery worker on the cpu
 queue (a pool of `--workers` processes, as `make run` and compose's worker-cpu run it):
 
 1. *quiet*: the other project's Data Screen pages are timed with nothing running (the baseline);
@@ -45,25 +45,19 @@ PAGES = {
 def load(interactions: int, other: int) -> tuple[int, int]:
     from django.contrib.auth import get_user_model
 
-    from bench.data_screen import KEY, bench_project
-    from bench.export import load_interactions, load_values
-    from properties.models import Project, Run
+    from bench.data_screen import bench_project, load_run
+    from properties.models import Project
 
     large_project = bench_project()
     other_project = Project.objects.create(
         name="another team",
-        enabled_properties=[],
-        key_properties=KEY,
+        enabled_properties=large_project.enabled_properties,
+        key_properties=large_project.key_properties,
         pass_criteria=large_project.pass_criteria,
     )
     other_project.add_member(get_user_model().objects.get(username="bench"), "owner")
-    runs = []
-    for project, count in ((large_project, interactions), (other_project, other)):
-        run = Run.objects.create(project=project, name=f"{count} interactions")
-        load_interactions(run, count)
-        load_values(run)
-        runs.append(run.pk)
-    return runs[0], runs[1]
+    large = load_run(large_project, f"{interactions} interactions", interactions)
+    return large.pk, load_run(other_project, f"{other} interactions", other).pk
 
 
 def time_pages(client: Any, run_id: int) -> dict[str, float]:
