@@ -348,11 +348,12 @@ def _jsonl_records(stream: io.TextIOWrapper) -> Iterator[Item]:
     line_number = 0
     while line := stream.readline(limit + 1):
         line_number += 1
-        if len(line.rstrip("\r\n")) > limit:
+        # Length first: stripping copies the line, and nearly every line is far under the limit.
+        if len(line) > limit and len(line.rstrip("\r\n")) > limit:
             _skip_rest_of_line(stream, line, limit)
             yield RowError(line_number, "", f"the line is longer than {limit} characters")
             continue
-        if line.strip():
+        if not line.isspace():
             yield _jsonl_record(line_number, line)
 
 

@@ -413,10 +413,10 @@ class _RowBuilder:
         misnamed = _misnamed_key(columns)
         if misnamed is not None:
             raise _Rejected(displayable(misnamed), "the name of this field is not valid UTF-8")
-        input_text, full_prompt, history, output, expected_output = (
+        input_text, full_prompt, history, output, expected_output = [
             self._text(values.get(column) if column is not None else None, name)
             for name, column in mapping.text_columns
-        )
+        ]
         if not output.strip():
             raise _Rejected("output", "required, but missing or empty")
         return InteractionRow(
