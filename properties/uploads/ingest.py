@@ -23,6 +23,7 @@ A file-level problem has line None. `field` is the interaction field (`output`,
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import hashlib
 import itertools
@@ -56,10 +57,12 @@ from properties.uploads.file_formats import (
     displayable,
     file_size,
     first_line,
+    has_bad_text,
     json_record,
     open_records,
     read_head,
 )
+from properties.uploads.inserts import InteractionRow, dump_json
 
 # Rows per transaction. bench/ingest.py, 20k JSONL rows of ~1.5 KB through COPY / executemany
 # (properties.uploads.inserts), batches of 1000 / 5000 / 20000: the worker's CPU time is flat
@@ -235,6 +238,11 @@ class _Mapping:
         return frozenset(self.columns.values()) | frozenset(self.retrieval)
 
     @functools.cached_property
+    def text_columns(self) -> tuple[tuple[str, str | None], ...]:
+        """(field, column or None) for each of TEXT_FIELDS, in their order."""
+        return tuple((name, self.columns.get(name)) for name in TEXT_FIELDS)
+
+    @functools.cached_property
     def metadata_column(self) -> str | None:
         # A column named "metadata" holding a JSON object is merged even when not mapped.
         return self.columns.get("metadata") or (None if "metadata" in self.mapped else "metadata")
@@ -355,6 +363,10 @@ def _timestamp(value: Any, field_name: str) -> datetime | None:
 
 
 def _to_datetime(value: Any) -> datetime | None:
+    if type(value) is str:
+        # ISO 8601 as files write it: parse_datetime's own first try, without the steps around it.
+        with contextlib.suppress(ValueError):
+            return datetime.fromisoformat(value)
     try:
         if isinstance(value, datetime):
             return value
@@ -382,7 +394,7 @@ def line_id(line: int) -> str:
 
 
 class _RowBuilder:
-    """Turns one record (column -> value) into an unsaved Interaction, or raises _Rejected.
+    """Turns one record (column -> value) into an InteractionRow, or raises _Rejected.
 
     A row without an id gets `row_id(line)`: stable (the same file row gets the same id) and short,
     so that it reads in full in the table and a second upload of the row can be recognised.
@@ -394,36 +406,47 @@ class _RowBuilder:
         self.row_id = row_id
         self.max_chars = settings.EVALSITE_FIELD_MAX_CHARS
 
-    def build(self, values: dict[str, Any], mapping: _Mapping, line: int) -> Interaction:
+    def build(self, values: dict[str, Any], columns: tuple[Any, ...], mapping: _Mapping, line: int) -> InteractionRow:
+        """`columns` is the record's keys, `tuple(values)`, which the caller looked its mapping up by."""
         # A JSON row's own keys name its fields: one that is not text would otherwise read as a
         # field missing (no "output") or as a column of its own, and be reported under that name.
-        for key in values:
-            if isinstance(key, str) and BAD_TEXT.search(key):
-                raise _Rejected(displayable(key), "the name of this field is not valid UTF-8")
-        texts = {name: self._text(mapping.value(values, name), name) for name in TEXT_FIELDS}
-        if not texts["output"].strip():
+        misnamed = _misnamed_key(columns)
+        if misnamed is not None:
+            raise _Rejected(displayable(misnamed), "the name of this field is not valid UTF-8")
+        input_text, full_prompt, history, output, expected_output = [
+            self._text(values.get(column) if column is not None else None, name)
+            for name, column in mapping.text_columns
+        ]
+        if not output.strip():
             raise _Rejected("output", "required, but missing or empty")
-        return Interaction(
+        return InteractionRow(
             run_id=self.run_id,
             user_interaction_id=self._interaction_id(mapping.value(values, "user_interaction_id"), line),
-            information_retrieval=self._documents(values, mapping.retrieval),
+            input=input_text,
+            information_retrieval=dump_json(self._documents(values, mapping.retrieval)),
+            full_prompt=full_prompt,
+            history=history,
+            output=output,
+            expected_output=expected_output,
             annotation=_annotation(mapping.value(values, "annotation")),
+            annotation_reason="",
+            annotation_source="",
+            estimated_annotation="",
             metadata=self._metadata(values, mapping),
+            input_hash=input_hash(input_text),
             started_at=_timestamp(mapping.value(values, "started_at"), "started_at"),
             finished_at=_timestamp(mapping.value(values, "finished_at"), "finished_at"),
-            input_hash=input_hash(texts["input"]),  # bulk_create does not call save()
-            **texts,
         )
 
     def _checked(self, text: str, field_name: str) -> str:
         if len(text) > self.max_chars:
             raise _Rejected(field_name, f"longer than {self.max_chars} characters ({len(text)})")
-        if BAD_TEXT.search(text) is not None:  # called ~20 times a row: the reason only when needed
+        if has_bad_text(text):  # called ~10 times a row: the reason only when needed
             raise _Rejected(field_name, _bad_text_reason(text) or "")
         return text
 
     def _text(self, value: Any, field_name: str) -> str:
-        return self._checked(_to_text(value), field_name)
+        return self._checked(value if type(value) is str else _to_text(value), field_name)
 
     def _interaction_id(self, value: Any, line: int) -> str:
         text = self._text(value, "user_interaction_id").strip()
@@ -435,22 +458,53 @@ class _RowBuilder:
         documents = [document for column in columns for document in _split_documents(values.get(column))]
         return [self._checked(document, RETRIEVAL) for document in documents if document]
 
-    def _metadata(self, values: dict[str, Any], mapping: _Mapping) -> dict[str, Any]:
-        column = mapping.metadata_column
-        metadata = self._metadata_object(values.get(column), column) if column in values else {}
-        for key, value in values.items():
-            if key not in mapping.mapped and key != column and key not in metadata:
-                name = f"metadata.{key}"
-                metadata[self._checked(str(key), name)] = self._json(value, name)
-        return metadata
+    def _metadata(self, values: dict[str, Any], mapping: _Mapping) -> str:
+        """The JSON text of the metadata column's object with every unmapped column added.
 
-    def _metadata_object(self, value: Any, column: str | None) -> dict[str, Any]:
-        if isinstance(value, str):
-            value = _parsed_json_object(value)
-        if value is None or value == "":
-            return {}
+        Most metadata is plain JSON with clean text: serialised once, and its text checked at once
+        (see _clean_json). Otherwise it is walked, which converts what JSON lacks (dates, bytes,
+        NaN) and rejects the row naming the field that holds the bad text.
+        """
+        column = mapping.metadata_column
+        value = _metadata_value(values[column]) if column in values else None
+        own = value if isinstance(value, dict) else {}
+        mapped = mapping.mapped
+        extras = {key: extra for key, extra in values.items() if key not in mapped and key != column and key not in own}
+        text = self._clean_json({**_metadata_object(value, column), **extras})
+        if text is not None:
+            return text
+        metadata = self._checked_metadata_object(value, column)
+        for key, extra in extras.items():
+            name = f"metadata.{key}"
+            metadata[self._checked(str(key), name)] = self._json(extra, name)
+        return dump_json(metadata)
+
+    def _clean_json(self, value: dict[str, Any]) -> str | None:
+        """The value's JSON text when walking it would store the same and find nothing; else None.
+
+        The text holds every key and string of the value as it is (dump_json escapes only control
+        characters, NUL as `\\u0000`), so a character BAD_TEXT finds in a string is in the text, and a
+        string longer than a field makes a text longer than that. A value nested past the cap holds
+        more brackets than the cap. A text that may hold a problem is left to the walk.
+        """
+        try:
+            text = dump_json(value)
+        except (TypeError, ValueError, RecursionError):  # not plain JSON: a date, bytes, NaN...
+            return None
+        if (
+            len(text) > self.max_chars
+            or has_bad_text(text)
+            or "\\u0000" in text
+            or text.count("[") + text.count("{") > json_reading.MAX_NESTING
+        ):
+            return None
+        return text
+
+    def _checked_metadata_object(self, value: Any, column: str | None) -> dict[str, Any]:
         if isinstance(value, dict):
             return self._json(value, "metadata")
+        if value is None or value == "":
+            return {}
         return {str(column): self._json(value, "metadata")}
 
     def _json(self, value: Any, field_name: str, depth: int = 0) -> Any:
@@ -475,13 +529,29 @@ class _RowBuilder:
         return self._json(value, field_name, depth + 1)
 
 
-def _parsed_json_object(text: str) -> Any:
-    if not text.lstrip().startswith("{"):
-        return text
+@functools.lru_cache(maxsize=256)
+def _misnamed_key(columns: tuple[Any, ...]) -> str | None:
+    """The first key that is not valid text; cached, as _auto_mapping is, per set of keys."""
+    return next((key for key in columns if isinstance(key, str) and BAD_TEXT.search(key)), None)
+
+
+def _metadata_value(value: Any) -> Any:
+    """The metadata column's value: a JSON object written as text is read."""
+    if not isinstance(value, str) or not value.lstrip().startswith("{"):
+        return value
     try:
-        return json_reading.loads(text)
+        return json_reading.loads(value)
     except ValueError:
-        return text  # not JSON after all: stored as text under the column's name
+        return value  # not JSON after all: stored as text under the column's name
+
+
+def _metadata_object(value: Any, column: str | None) -> dict[str, Any]:
+    """The metadata column's value as an object, unchecked: anything else is kept under the column's name."""
+    if isinstance(value, dict):
+        return value
+    if value is None or value == "":
+        return {}
+    return {str(column): value}
 
 
 def _split_documents(cell: Any) -> list[str]:
@@ -562,23 +632,23 @@ class _BatchWriter:
         # with the rows, so an import that dies can resume exactly where its last batch ended.
         self.on_flush = on_flush
         self.last_line = 0
-        self.pending: dict[str, tuple[int, Interaction]] = {}
+        self.pending: dict[str, tuple[int, InteractionRow]] = {}
         self.limits = RowLimits.for_run(run)
         self.taken = 0
         # Rows above this pk were stored after the upload began: "an earlier row of this file".
         self.last_pk_before = Interaction.objects.filter(run=run).aggregate(last=Max("pk"))["last"] or 0
 
-    def add(self, line: int, interaction: Interaction) -> None:
+    def add(self, line: int, row: InteractionRow) -> None:
         self.last_line = line
         self.taken += 1
         self.limits.check(line, self.taken)
-        uid = interaction.user_interaction_id
+        uid = row.user_interaction_id
         earlier = self.pending.get(uid)
         if earlier is not None:
             reason = f"the same as line {earlier[0]} of this file ({_shown(uid)})"
             self.result.reject(RowError(line, "user_interaction_id", reason))
             return
-        self.pending[uid] = (line, interaction)
+        self.pending[uid] = (line, row)
         if len(self.pending) >= BATCH_SIZE:
             self.flush()
 
@@ -590,7 +660,7 @@ class _BatchWriter:
             self._drop_stored(rows)
             try:
                 with transaction.atomic():  # a savepoint, so that one bad row cannot sink the batch
-                    inserts.insert_interactions([interaction for _, interaction in rows.values()])
+                    inserts.insert_rows([row for _, row in rows.values()])
                 self.result.accepted += len(rows)
             except (IntegrityError, DataError):
                 self._create_one_by_one(rows)
@@ -599,24 +669,20 @@ class _BatchWriter:
         if settings.DEBUG:
             reset_queries()  # DEBUG keeps every query's SQL: a large upload would grow without bound
 
-    def _drop_stored(self, rows: dict[str, tuple[int, Interaction]]) -> None:
+    def _drop_stored(self, rows: dict[str, tuple[int, InteractionRow]]) -> None:
         ids = list(rows)
         for start in range(0, len(ids), ID_QUERY_CHUNK):
-            chunk = ids[start : start + ID_QUERY_CHUNK]
-            # No ORDER BY: the model's ordering on pk would make SQLite walk the run_id index
-            # over every row of the run instead of probing the unique (run, id) index.
-            stored = Interaction.objects.filter(run=self.run, user_interaction_id__in=chunk).order_by()
-            for uid, pk in stored.values_list("user_interaction_id", "pk"):
+            for uid, pk in inserts.stored_ids(self.run.pk, ids[start : start + ID_QUERY_CHUNK]):
                 line, _ = rows.pop(uid)
                 where = "an earlier row of this file" if pk > self.last_pk_before else "a row already in this run"
                 self.result.reject(RowError(line, "user_interaction_id", f"the same as {where} ({_shown(uid)})"))
 
-    def _create_one_by_one(self, rows: dict[str, tuple[int, Interaction]]) -> None:
+    def _create_one_by_one(self, rows: dict[str, tuple[int, InteractionRow]]) -> None:
         # Only after the batch failed, e.g. a concurrent upload stored the same id in between.
-        for line, interaction in rows.values():
+        for line, row in rows.values():
             try:
                 with transaction.atomic():
-                    Interaction.objects.bulk_create([interaction])
+                    inserts.insert_rows([row])
                 self.result.accepted += 1
             except (IntegrityError, DataError) as exc:
                 self.result.reject(RowError(line, "", f"could not be stored: {first_line(exc)}"))
@@ -699,10 +765,10 @@ def ingest_file(
     result = result or IngestResult()
     writer = _BatchWriter(run, result, on_flush)
     try:
-        for line, interaction in read_interactions(fileobj, name, result, column_mapping, run, row_id):
+        for line, row in read_rows(fileobj, name, result, column_mapping, run, row_id):
             if line <= result.skip_through:
                 continue
-            writer.add(line, interaction)
+            writer.add(line, row)
     except LimitReached as exc:
         result.fatal = str(exc)
     writer.flush()  # the rows read before a fatal problem are good: keep them
@@ -728,8 +794,8 @@ def ingest_records(
         # The same limits as a file's rows: an object, at most MAX_COLUMNS keys.
         items = (json_record(index, record) for index, record in enumerate(records, start=1))
         builder = _RowBuilder(run, lambda line: f"b{batch}-r{line}")
-        for line, interaction in _build_items(items, resolver, builder, result):
-            writer.add(line, interaction)
+        for line, row in _build_items(items, resolver, builder, result):
+            writer.add(line, row)
     except IngestError as exc:  # LimitReached included: the rows before it are stored
         result.fatal = str(exc)
     writer.flush()
@@ -738,16 +804,25 @@ def ingest_records(
 
 
 def read_interactions(
+    fileobj: IO[bytes], name: str, result: IngestResult, column_mapping: dict[str, str | list[str]] | None = None
+) -> Iterator[tuple[int, Interaction]]:
+    """(line, unsaved Interaction) for each valid row, as read_rows reads them. Needs no database:
+    the CLI scores files with it."""
+    for line, row in read_rows(fileobj, name, result, column_mapping):
+        yield line, row.to_interaction()
+
+
+def read_rows(
     fileobj: IO[bytes],
     name: str,
     result: IngestResult,
     column_mapping: dict[str, str | list[str]] | None = None,
     run: Run | None = None,
     row_id: Callable[[int], str] = line_id,
-) -> Iterator[tuple[int, Interaction]]:
-    """(line, unsaved Interaction) for each valid row; rejected rows and a fatal problem go to `result`.
+) -> Iterator[tuple[int, InteractionRow]]:
+    """(line, new row) for each valid row; rejected rows and a fatal problem go to `result`.
 
-    Needs no database: the CLI scores files with it. `run` only sets the interactions' run id.
+    `run` only sets the rows' run id.
     """
     try:
         check_size(file_size(fileobj))  # before reading a byte of content
@@ -780,21 +855,22 @@ def _prepare_mapping(resolver: _MappingResolver, columns: list[str] | None, resu
 
 def _build_items(
     items: Iterator[Item], resolver: _MappingResolver, builder: _RowBuilder, result: IngestResult
-) -> Iterator[tuple[int, Interaction]]:
+) -> Iterator[tuple[int, InteractionRow]]:
     for item in items:
         if isinstance(item, RowError):
             result.reject(item)
             continue
         line, values = item
-        mapping = resolver.for_columns(tuple(values))
+        columns = tuple(values)
+        mapping = resolver.for_columns(columns)
         if not result.column_mapping:
             result.column_mapping = mapping.as_dict()
         try:
-            interaction = builder.build(values, mapping, line)
+            row = builder.build(values, columns, mapping, line)
         except _Rejected as exc:
             result.reject(RowError(line, exc.field, exc.reason))
             continue
-        yield line, interaction
+        yield line, row
 
 
 def ingest_upload(

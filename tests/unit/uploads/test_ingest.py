@@ -387,6 +387,28 @@ def test_a_field_over_the_limit_rejects_its_row(run, settings):
     assert result.errors[0].reason == "longer than 10 characters (11)"
 
 
+def test_metadata_is_checked_string_by_string_wherever_it_nests(run, settings):
+    # Plain metadata is serialised once and its text checked at once; a problem found there is
+    # named by walking the value, and text that only looks like a problem is kept.
+    settings.EVALSITE_FIELD_MAX_CHARS = 40
+    rows = [
+        {"output": "nul", "metadata": {"a": [{"b": "x\u0000y"}]}},
+        {"output": "long", "trace": {"steps": ["s" * 41]}},
+        {"output": "long in all", "metadata": {"a": "s" * 30, "b": "t" * 30}},
+        {"output": "escapes", "metadata": {"note": "\\u0000 is not a NUL", "name": "名前 ümlaut"}},
+    ]
+    result = run_ingest(run, "data.jsonl", jsonl(*rows))
+    assert result.errors == [
+        RowError(1, "metadata", "contains a NUL character"),
+        RowError(2, "metadata.trace", "longer than 40 characters (41)"),
+    ]
+    stored = dict(Interaction.objects.filter(run=run).values_list("output", "metadata"))
+    assert stored == {
+        "long in all": {"a": "s" * 30, "b": "t" * 30},
+        "escapes": {"note": "\\u0000 is not a NUL", "name": "名前 ümlaut"},
+    }
+
+
 def test_a_file_over_the_upload_limit_is_refused_before_parsing(run, settings):
     settings.EVALSITE_UPLOAD_MAX_BYTES = 20
     result = run_ingest(run, "data.csv", "input,output\n" + "a,b\n" * 10)
