@@ -154,6 +154,10 @@ def _on_values_only(node: Node) -> bool:
     return all(isinstance(leaf, filters.PROPERTY_LEAVES) for leaf in filters.leaves(node))
 
 
+def _has_values(node: Node) -> bool:
+    return any(isinstance(leaf, filters.PROPERTY_LEAVES) for leaf in filters.leaves(node))
+
+
 def _mixed(node: Node) -> bool:
     """Whether a part of the filter joins property values and other conditions with OR or NOT.
 
@@ -197,6 +201,10 @@ def _ids(run: Run, node: Node, query: ScreenQuery, run_ids: list[set[int]]) -> s
         return found
     if isinstance(node, filters.Or):
         return set().union(*(_ids(run, item, query, run_ids) for item in node.items))
+    if isinstance(node, filters.Not) and not _has_values(node):
+        # NOT over annotation, text or metadata alone: the database reads the rows that do not match,
+        # not every interaction of the run and then the ones that do (1,000,000 + 333,333 ids).
+        return set(ids_of(run.interactions.exclude(_q(run, node.item, query)).order_by().values_list("pk", flat=True)))
     if isinstance(node, filters.Not):
         if not run_ids:
             run_ids.append(set(ids_of(run.interactions.order_by().values_list("pk", flat=True))))
