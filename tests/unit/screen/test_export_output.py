@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
+from properties import export
 from properties.models import PropertyValue
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 
@@ -118,7 +119,13 @@ def _exports(client, run) -> dict[str, str]:
     return found
 
 
-def test_exports_write_what_they_wrote_before(client):
+# Pages of 2 interactions (a last page of 1) read in queries of 2 properties: pages of other lengths
+# reuse none of a query compiled for one length, and a project with more properties than SQLite
+# joins in one query is read in several queries a page.
+@pytest.mark.parametrize("joins_per_query, page", [(export.JOINS_PER_QUERY, export.EXPORT_PAGE), (2, 2)])
+def test_exports_write_what_they_wrote_before(client, monkeypatch, joins_per_query, page):
+    monkeypatch.setattr(export, "JOINS_PER_QUERY", joins_per_query)
+    monkeypatch.setattr(export, "EXPORT_PAGE", page)
     user = UserFactory()
     run = _build(user)
     client.force_login(user)
