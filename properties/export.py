@@ -3,6 +3,11 @@
 A run's export is the Data Screen's view: its filter, annotation, search and sort (a ScreenQuery),
 every page of it, each property value with its pass or fail, its evidence spans and, where the
 property does not apply, the reason.
+
+The database pivots the values: a page is one query that returns one row per interaction, its
+fields and, per property, the few columns the format writes (`CSV_COLUMNS`, `JSON_COLUMNS`), each
+property's value joined on the (interaction, property, field) key. Reading the values as rows and
+regrouping them in Python cost about 300 microseconds of CPU per interaction of 15 values.
 """
 
 from __future__ import annotations
@@ -11,14 +16,14 @@ import csv
 import io
 import itertools
 import json
-from collections.abc import AsyncIterator, Iterable, Iterator
-from dataclasses import dataclass, fields
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
-from django.db.models import QuerySet, TextField
-from django.db.models.functions import Cast
+from django.db import connection, transaction
+from django.db.models import Case, Expression, F, FilteredRelation, Q, QuerySet, TextField, Value, When
+from django.db.models.functions import Cast, Concat, NullIf
 from django.http import HttpRequest
 
 from properties.compare.comparison import match_interactions
@@ -29,9 +34,12 @@ from properties.screen import datascreen
 from properties.screen.datascreen import ScreenQuery, property_addresses, values_by_interaction
 from properties.screen.interaction_panel import document_text
 
-# Interactions per page: each page reads its interactions and all their values with their spans.
-# bench/export.py: peak memory 26 MB above idle for 2,000 rows, 27 MB for 20,000 (~2,700 rows/s).
+# Interactions per page: each page is one query that reads them with all their values, pivoted.
+# bench/export.py, 100,000 rows: ~100 us of CPU a row, 9 to 18 MB above idle (docs/scaling.md).
 EXPORT_PAGE = 1000
+# Property values joined per query: SQLite joins at most 64 tables in one query, so a project with
+# more properties than this is read in several queries per page, a group of properties each.
+JOINS_PER_QUERY = 48
 # Chunks taken from the database per step when streaming under ASGI.
 ASYNC_STEP = 16
 # Characters per chunk sent: many rows a chunk, as a row a chunk cost the server a write per row.
@@ -52,65 +60,13 @@ FIELDS = [
     "started_at",
     "finished_at",
 ]
-
-
-def _pages(interactions: QuerySet[Interaction]) -> Iterator[list[Interaction]]:
-    """The interactions in id order, a page at a time (keyset: each page is an index range)."""
-    last = 0
-    while True:
-        page = list(interactions.filter(pk__gt=last).order_by("pk")[:EXPORT_PAGE])
-        if not page:
-            return
-        yield page
-        last = page[-1].pk
-
-
-def view_pages(run: Run, query: ScreenQuery) -> Iterator[list[Interaction]]:
-    """The interactions of a Data Screen view in its order, a page at a time.
-
-    The whole run in id order is read page by page; any other view by its ordered ids (read once,
-    an index-only query: 100,000 ids are a few megabytes), a page of interactions at a time.
-    """
-    view = datascreen.filtered_interactions(run, query)
-    if isinstance(view, QuerySet) and query.sort in ("", "id"):
-        yield from _pages(view)
-        return
-    ids = datascreen.ids_of(view.values_list("pk", flat=True)) if isinstance(view, QuerySet) else view.ids
-    for start in range(0, len(ids), EXPORT_PAGE):
-        chunk = ids[start : start + EXPORT_PAGE]
-        found = Interaction.objects.in_bulk(chunk)
-        yield [found[pk] for pk in chunk if pk in found]
-
-
-@dataclass(slots=True)
-class StoredValue:
-    """A property value as an export reads it: the columns it writes, read as tuples. A PropertyValue
-    model per value (15 per interaction) was three quarters of the export's time; this has the
-    attributes criteria.verdict and criteria.not_applicable_reason read. Not frozen: a frozen
-    dataclass sets each attribute through object.__setattr__, 4 us against 1 us a value."""
-
-    property_name: str
-    field: str
-    status: str
-    value: float | None
-    label: str
-    error: str
-    spans: list
-    details: dict
-
-    @property
-    def address(self) -> str:
-        return self.property_name if self.field == _WHOLE_INTERACTION else f"{self.property_name}.{self.field}"
-
-
-# A plain string: comparing with the enum member went through the enum's machinery for every value.
-_WHOLE_INTERACTION = PropertyValue.Field.INTERACTION.value
-
-
-# Spans and details are read as their JSON text and decoded only when not empty: decoding two JSON
-# columns per value (15 a row) was half of an export's time, and most values have neither.
-VALUE_COLUMNS = ("interaction_id", *(f.name for f in fields(StoredValue) if f.name not in ("spans", "details")))
+# The JSON fields are read as their text and decoded only when not empty, as are spans and details.
+_AS_TEXT = {"information_retrieval": "information_retrieval_text", "metadata": "metadata_text"}
+FIELD_COLUMNS = ["pk", *(_AS_TEXT.get(name, name) for name in FIELDS)]
+_TIMES = ("started_at", "finished_at")
 _EMPTY_JSON = {"[]": [], "{}": {}}
+_OK, _ERROR = PropertyValue.Status.OK.value, PropertyValue.Status.ERROR.value
+_NOT_APPLICABLE = PropertyValue.Status.NOT_APPLICABLE.value
 
 
 def _decoded(text: str | None, empty: list | dict) -> Any:
@@ -120,52 +76,179 @@ def _decoded(text: str | None, empty: list | dict) -> Any:
     return json.loads(text) if known is None else type(known)()
 
 
-def stored_values(interaction_ids: list[int]) -> dict[int, dict[str, StoredValue]]:
-    """{interaction id: {address: value}} for a page of interactions, in one query."""
-    rows: dict[int, dict[str, StoredValue]] = {pk: {} for pk in interaction_ids}
-    values = PropertyValue.objects.filter(interaction_id__in=interaction_ids).annotate(
-        spans_text=Cast("spans", TextField()), details_text=Cast("details", TextField())
-    )
-    for interaction_id, name, field, status, number, label, error, spans, details in values.values_list(
-        *VALUE_COLUMNS, "spans_text", "details_text"
-    ):
-        value = StoredValue(
-            name,
-            field,
-            status,
-            number,
-            label,
-            error,
-            [] if spans == "[]" else _decoded(spans, []),
-            {} if details == "{}" else _decoded(details, {}),
-        )
-        rows[interaction_id][value.address] = value
-    return rows
+def _id_pages(interactions: QuerySet[Interaction]) -> Iterator[list[int]]:
+    """The ids in order, a page at a time (keyset: each page is an index range)."""
+    last = 0
+    while page := datascreen.ids_of(interactions.filter(pk__gt=last).order_by("pk").values_list("pk")[:EXPORT_PAGE]):
+        yield page
+        last = page[-1]
 
 
-def _plain(value: StoredValue | PropertyValue | None) -> float | str | None:
-    """A value as one cell: its category or number, or why there is none."""
-    if value is None:
-        return None
-    if value.status == PropertyValue.Status.ERROR:
-        return f"error: {value.error}"
-    if value.status == PropertyValue.Status.NOT_APPLICABLE:
-        return f"n/a: {criteria.not_applicable_reason(value)}"
-    return value.label or value.value
+def view_pages(run: Run, query: ScreenQuery) -> Iterator[list[int]]:
+    """The ids of a Data Screen view in its order, a page at a time.
+
+    The whole run in id order is read page by page; any other view by its ordered ids (read once,
+    an index-only query: 100,000 ids are a few megabytes).
+    """
+    view = datascreen.filtered_interactions(run, query)
+    if isinstance(view, QuerySet) and query.sort in ("", "id"):
+        yield from _id_pages(view)
+        return
+    ids = datascreen.ids_of(view.values_list("pk", flat=True)) if isinstance(view, QuerySet) else view.ids
+    for start in range(0, len(ids), EXPORT_PAGE):
+        yield ids[start : start + EXPORT_PAGE]
 
 
-def _verdict(value: StoredValue, criterion: Criterion) -> str | None:
-    """pass, fail, n/a or error; None for a property with no pass criterion."""
-    return criteria.verdict(value, criterion) or None
+# --- the pivot -------------------------------------------------------------------------------
+# Each column read per value is an expression on the value joined as `alias`; where the value is
+# missing the join gives NULL in every column.
 
 
-def _evidence(interaction: Interaction, value: StoredValue) -> list[dict[str, Any]]:
+def _on(alias: str, condition: Q) -> Q:
+    """A condition on PropertyValue (criteria's passing_q) as one on the value joined as `alias`."""
+    children = [
+        _on(alias, child) if isinstance(child, Q) else (f"{alias}__{child[0]}", child[1])
+        for child in condition.children
+    ]
+    return Q.create(children, connector=condition.connector, negated=condition.negated)
+
+
+def _verdict(alias: str, criterion: Criterion) -> Expression:
+    """pass, fail, n/a, error or NULL, as criteria.verdict says, in SQL."""
+    status = f"{alias}__status"
+    cases = [When(**{status: _ERROR}, then=Value("error")), When(**{status: _NOT_APPLICABLE}, then=Value("n/a"))]
+    if criterion.judges:
+        cases += [
+            # NaN (PostgreSQL stores it) is on neither side in Python, which calls it a fail; in
+            # PostgreSQL it is above every number.
+            When(**{f"{alias}__value": float("nan")}, then=Value("fail")),
+            When(_on(alias, criterion.passing_q()), then=Value("pass")),
+            When(_on(alias, criterion.failing_q()), then=Value("fail")),
+        ]
+    return Case(*cases, output_field=TextField())
+
+
+def _text(alias: str, name: str) -> Expression:
+    """A text column, NULL where empty."""
+    return NullIf(f"{alias}__{name}", Value(""), output_field=TextField())
+
+
+def _json_text(alias: str, name: str, empty: str) -> Expression:
+    return NullIf(Cast(f"{alias}__{name}", TextField()), Value(empty), output_field=TextField())
+
+
+PER_VALUE: dict[str, Callable[[str, Criterion], Expression]] = {
+    "status": lambda alias, _: F(f"{alias}__status"),
+    "value": lambda alias, _: F(f"{alias}__value"),
+    "label": lambda alias, _: _text(alias, "label"),
+    "error": lambda alias, _: _text(alias, "error"),
+    "verdict": _verdict,
+    "spans": lambda alias, _: _json_text(alias, "spans", "[]"),
+    # Details are read only for their reason where the property does not apply.
+    "details": lambda alias, _: Case(
+        When(**{f"{alias}__status": _NOT_APPLICABLE}, then=Cast(f"{alias}__details", TextField())),
+        output_field=TextField(),
+    ),
+    # A CSV cell that is text: the category, or the error with its prefix (as _plain writes it).
+    "text": lambda alias, _: Case(
+        When(**{f"{alias}__status": _OK}, then=NullIf(f"{alias}__label", Value(""))),
+        When(**{f"{alias}__status": _ERROR}, then=Concat(Value("error: "), f"{alias}__error")),
+        output_field=TextField(),
+    ),
+}
+CSV_COLUMNS = ("text", "value", "verdict", "spans", "details")
+JSON_COLUMNS = ("status", "value", "label", "error", "verdict", "spans", "details")
+
+
+def _pivot_queries(
+    addresses: list[str], judged: dict[str, Criterion], columns: tuple[str, ...]
+) -> list[QuerySet[Interaction]]:
+    """The queries that read a page: the first has the interaction's fields, each a group of properties."""
+    queries = []
+    for start in range(0, max(len(addresses), 1), JOINS_PER_QUERY):
+        relations, expressions = {}, {}
+        for number, address in enumerate(addresses[start : start + JOINS_PER_QUERY]):
+            # A stored address: no field is a value on the whole interaction (PropertyValue.address).
+            prop, _, field = address.partition(".")
+            field = field or PropertyValue.Field.INTERACTION.value
+            alias = f"value_{number}"
+            on = Q(property_values__property_name=prop, property_values__field=field)
+            relations[alias] = FilteredRelation("property_values", condition=on)
+            for column in columns:
+                expressions[f"{alias}_{column}"] = PER_VALUE[column](alias, judged[address])
+        names = FIELD_COLUMNS if not queries else ["pk"]
+        texts = {text: Cast(name, TextField()) for name, text in _AS_TEXT.items()} if not queries else {}
+        query = Interaction.objects.annotate(**texts, **relations).annotate(**expressions)
+        queries.append(query.order_by().values_list(*names, *expressions))
+    return queries
+
+
+class PageReader:
+    """Runs the pivot queries for a page of ids. Each is compiled once per page length and run as
+    SQL: compiling its expressions took ~11 ms a page, a fifth of the page's time on SQLite."""
+
+    def __init__(self, queries: list[QuerySet[Interaction]]) -> None:
+        self.queries = queries
+        self._compiled: dict[tuple[int, int], tuple[str, list, Any, dict]] = {}
+
+    def rows(self, ids: list[int]) -> list:
+        """The page's rows in the order of `ids`: the fields, then the columns of every property in turn."""
+        found: dict[int, Any] = {}
+        with transaction.atomic(), connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                # A query of many joins passes PostgreSQL's JIT threshold, and compiling it took
+                # longer (~0.5 s a page) than running it.
+                cursor.execute("SET LOCAL jit = off")
+            for number in range(len(self.queries)):
+                sql, params, compiler, converters = self._compile(number, ids)
+                cursor.execute(sql, [*params, *ids])
+                rows = cursor.fetchall()
+                for row in compiler.apply_converters(rows, converters) if converters else rows:
+                    if not number:
+                        found[row[0]] = row
+                    elif row[0] in found:
+                        found[row[0]] = (*found[row[0]], *row[1:])
+        return [found[pk] for pk in ids if pk in found]
+
+    def _compile(self, number: int, ids: list[int]) -> tuple[str, list, Any, dict]:
+        key = (number, len(ids))
+        if key not in self._compiled:
+            compiler = self.queries[number].filter(pk__in=ids).query.get_compiler(connection=connection)
+            sql, params = compiler.as_sql()
+            # The ids are the query's last parameters (its WHERE): the others are the same each page.
+            if list(params[len(params) - len(ids) :]) != ids:
+                raise RuntimeError("the export's page query does not end with its ids")
+            converters = compiler.get_converters([column for column, _, _ in compiler.select])
+            self._compiled[key] = (sql, list(params[: len(params) - len(ids)]), compiler, converters)
+        return self._compiled[key]
+
+
+def _pivoted_pages(run: Run, query: ScreenQuery | None, addresses: list[str], columns: tuple[str, ...]):
+    reader = PageReader(_pivot_queries(addresses, criteria.criteria_for(run.project, addresses), columns))
+    for ids in view_pages(run, query or ScreenQuery()):
+        yield reader.rows(ids)
+
+
+# --- rows and records -----------------------------------------------------------------------
+
+
+def _record(row: tuple) -> dict:
+    """The interaction's fields, as its JSON record has them."""
+    record = dict(zip(FIELDS, row[1 : len(FIELD_COLUMNS)], strict=True))
+    record["information_retrieval"] = _decoded(record["information_retrieval"], [])
+    record["metadata"] = _decoded(record["metadata"], {})
+    for name in _TIMES:
+        record[name] = record[name].isoformat() if record[name] else None
+    return record
+
+
+def _evidence(record: dict, spans: list) -> list[dict[str, Any]]:
     """The value's spans with the text each marks, as a list of plain records."""
     found = []
-    for span in value.spans or []:
+    for span in spans or []:
         field = str(span.get("field") or "output")
         start, end = span.get("start"), span.get("end")
-        text = _field_text(interaction, field)
+        text = _field_text(record, field)
         marked = text[start:end] if isinstance(start, int) and isinstance(end, int) else ""
         found.append(
             {
@@ -179,47 +262,38 @@ def _evidence(interaction: Interaction, value: StoredValue) -> list[dict[str, An
     return found
 
 
-def _field_text(interaction: Interaction, field: str) -> str:
+def _field_text(record: dict, field: str) -> str:
     if field.startswith("information_retrieval[") and field.endswith("]"):
         index = field[len("information_retrieval[") : -1]
-        documents = interaction.information_retrieval or []
+        documents = record["information_retrieval"] or []
         return document_text(documents[int(index)]) if index.isdigit() and int(index) < len(documents) else ""
-    text = getattr(interaction, field, "") if field in FIELDS else ""
+    # The record holds the times as text: spans mark the text fields only.
+    text = record[field] if field in FIELDS and field not in _TIMES else ""
     return text if isinstance(text, str) else ""
 
 
-def _json_value(interaction: Interaction, value: StoredValue, criterion: Criterion) -> dict:
-    record = {
-        "value": value.value,
-        "label": value.label or None,
-        "status": value.status,
-        "verdict": _verdict(value, criterion),
-        "error": value.error or None,
-        "evidence": _evidence(interaction, value),
-    }
-    if value.status == PropertyValue.Status.NOT_APPLICABLE:
-        record["reason"] = criteria.not_applicable_reason(value)
-    return record
-
-
-def _record(interaction: Interaction) -> dict:
-    record = {name: getattr(interaction, name) for name in FIELDS}
-    for name in ("started_at", "finished_at"):
-        record[name] = record[name].isoformat() if record[name] else None
-    return record
-
-
 def run_records(run: Run, query: ScreenQuery | None = None) -> Iterator[dict]:
-    judged: dict[str, Criterion] = {}
-    for page in view_pages(run, query or ScreenQuery()):
-        values = stored_values([i.pk for i in page])
-        for interaction in page:
-            record = _record(interaction)
+    addresses = property_addresses(run, exhaustive=True)
+    for rows in _pivoted_pages(run, query, addresses, JSON_COLUMNS):
+        for row in rows:
+            record = _record(row)
             properties = {}
-            for address, value in sorted(values[interaction.pk].items()):
-                if address not in judged:
-                    judged[address] = criteria.criterion_for(run.project, value.property_name)
-                properties[address] = _json_value(interaction, value, judged[address])
+            values = iter(row[len(FIELD_COLUMNS) :])
+            for address, (status, number, label, error, verdict, spans, details) in zip(
+                addresses, zip(*[values] * len(JSON_COLUMNS), strict=True), strict=True
+            ):
+                if status is None:  # no value for this property
+                    continue
+                properties[address] = {
+                    "value": number,
+                    "label": label,
+                    "status": status,
+                    "verdict": verdict,
+                    "error": error,
+                    "evidence": _evidence(record, _decoded(spans, [])) if spans else [],
+                }
+                if status == _NOT_APPLICABLE:
+                    properties[address]["reason"] = criteria.reason_in(_decoded(details, {}))
             record["properties"] = properties
             yield record
 
@@ -230,31 +304,46 @@ def run_csv_header(addresses: list[str]) -> list[str]:
     ]
 
 
+def _json_cell(text: str) -> str:
+    """A JSON field's stored text as the CSV writes it (json.dumps of the decoded value)."""
+    return text if text in _EMPTY_JSON else json.dumps(json.loads(text))
+
+
 def run_csv_rows(run: Run, query: ScreenQuery | None = None) -> Iterator[list]:
     """A row per interaction; per property its value, verdict and evidence (compact JSON)."""
     addresses = property_addresses(run, exhaustive=True)
-    judged = criteria.criteria_for(run.project, addresses)
     yield run_csv_header(addresses)
-    for page in view_pages(run, query or ScreenQuery()):
-        values = stored_values([i.pk for i in page])
-        for interaction in page:
-            record = _record(interaction)
-            cells = [
-                json.dumps(record[name]) if name in ("information_retrieval", "metadata") else record[name]
-                for name in FIELDS
-            ]
-            found = values[interaction.pk]
-            for address in addresses:
-                value = found.get(address)
-                if value is None:
-                    cells += [None, None, None]
-                    continue
+    documents, metadata = (FIELD_COLUMNS.index(text) for text in _AS_TEXT.values())
+    started, finished = (FIELD_COLUMNS.index(name) for name in _TIMES)
+    for rows in _pivoted_pages(run, query, addresses, CSV_COLUMNS):
+        for row in rows:
+            cells = list(row[1 : len(FIELD_COLUMNS)])
+            cells[documents - 1], cells[metadata - 1] = _json_cell(row[documents]), _json_cell(row[metadata])
+            for index in (started, finished):
+                cells[index - 1] = row[index] and row[index].isoformat()
+            record = None
+            values = iter(row[len(FIELD_COLUMNS) :])
+            for text, number, verdict, spans, details in zip(values, values, values, values, values, strict=True):
                 compact = None
-                if value.spans:
-                    evidence = _evidence(interaction, value)
+                if spans is not None:
+                    record = record or _record(row)
+                    evidence = _evidence(record, json.loads(spans))
                     compact = json.dumps(evidence, ensure_ascii=False, separators=(",", ":")) if evidence else None
-                cells += [_plain(value), _verdict(value, judged[address]), compact]
+                if details is not None:
+                    text = f"n/a: {criteria.reason_in(_decoded(details, {}))}"
+                cells += (number if text is None else text, verdict, compact)
             yield cells
+
+
+def _plain(value: PropertyValue | None) -> float | str | None:
+    """A value as one cell: its category or number, or why there is none."""
+    if value is None:
+        return None
+    if value.status == PropertyValue.Status.ERROR:
+        return f"error: {value.error}"
+    if value.status == PropertyValue.Status.NOT_APPLICABLE:
+        return f"n/a: {criteria.not_applicable_reason(value)}"
+    return value.label or value.value
 
 
 def comparison_csv_rows(run_a: Run, run_b: Run) -> Iterator[list]:

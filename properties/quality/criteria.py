@@ -191,7 +191,12 @@ def is_not_applicable(value: PropertyValue | None) -> bool:
 
 
 def not_applicable_reason(value: PropertyValue) -> str:
-    return str((value.details or {}).get("not_applicable") or "the property does not apply here")
+    return reason_in(value.details)
+
+
+def reason_in(details: dict | None) -> str:
+    """Why a value is not applicable, from its details (exports read the details alone)."""
+    return str((details or {}).get("not_applicable") or "the property does not apply here")
 
 
 def not_applicable_q() -> Q:
