@@ -26,10 +26,10 @@ import argparse
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
+
+from bench.data_screen import figures, in_child
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_MS = 300
@@ -134,16 +134,6 @@ def measure(interactions: int, other: int, workers: int, quiet_rounds: int) -> d
         return result
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, int(round(share * len(ordered))) - 1)]
-
-
-def in_child(function: Any, *args: Any) -> Any:
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        return pool.submit(function, *args).result()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--interactions", type=int, default=1_000_000, help="interactions of the large run")
@@ -158,15 +148,15 @@ def main() -> None:
         f"\nPostgreSQL: a run of {args.interactions:,} interactions x 15 values and another project's run of"
         f" {args.other:,}, loaded in {found['load_s']:.0f} s; a cpu worker with {args.workers} pool processes"
     )
-    for phase, figures in found["phases"].items():
-        took = f", finished in {figures['seconds']:.0f} s" if "seconds" in figures else ""
-        rounds = len(next(iter(figures["samples"].values())))
+    for phase, phase_figures in found["phases"].items():
+        took = f", finished in {phase_figures['seconds']:.0f} s" if "seconds" in phase_figures else ""
+        rounds = len(next(iter(phase_figures["samples"].values())))
         print(f"\n{phase}{took} ({rounds} rounds of the other project's pages)")
         print(f"  {'page':<18} {'p50 ms':>8} {'p95 ms':>8}  target p95 < {TARGET_MS} ms")
-        for page, samples in figures["samples"].items():
-            p95 = percentile(samples, 0.95)
-            verdict = "ok" if p95 < TARGET_MS else "MISS"
-            print(f"  {page:<18} {percentile(samples, 0.5):>8.1f} {p95:>8.1f}  {verdict}")
+        for page, samples in phase_figures["samples"].items():
+            timing = figures(sorted(samples), None)
+            verdict = "ok" if timing["p95"] < TARGET_MS else "MISS"
+            print(f"  {page:<18} {timing['p50']:>8.1f} {timing['p95']:>8.1f}  {verdict}")
     print(f"\nload average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

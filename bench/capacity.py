@@ -33,11 +33,11 @@ import shutil
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
+
+from bench.fairness import in_child, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
 CHEAP = ["word_count", "reading_ease", "sentiment", "content_type", "compression_ratio"]
@@ -64,11 +64,6 @@ def rows(count: int, prefix: str) -> list[dict[str, str]]:
             }
         )
     return made
-
-
-def write_jsonl(records: list[dict[str, str]], path: Path) -> Path:
-    path.write_text("".join(json.dumps(record) + "\n" for record in records))
-    return path
 
 
 def setup(database_url: str, broker_url: str, data_dir: Path) -> None:
@@ -190,11 +185,6 @@ def measure(counts: list[int], repeat: int, row_count: int) -> dict[str, Any]:
             return {"scoring": scoring, "database": sizes, "broker": broker}
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
-
-
-def in_child(function: Any, *args: Any) -> Any:
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        return pool.submit(function, *args).result()
 
 
 def report(found: dict[str, Any], counts: list[int]) -> None:
