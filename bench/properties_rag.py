@@ -12,7 +12,7 @@ same process, every model loaded and warmed up first, best of 2 with the two alt
   property gives them, computed before the clock starts: spaCy `pipe` on the texts it parses, the
   MiniLM encoder on the phrases and sentences it embeds, the cross-encoder on the (question,
   window) and (question, sentence) pairs it scores, the Avoided Answer head on the sentences it
-  gates through.
+  gates through and Information Density's says-nothing head on those and the short ones.
 
 It prints items (interactions) per second of each and the ratio ours/raw (target >= 0.85).
 """
@@ -163,6 +163,16 @@ def density_raw(args: Arguments) -> list[RawCall]:
     calls: list[RawCall] = [tag_and_find_entities]
     if gated:
         calls.append(lambda: head.sentence_scores(gated))
+    # The says-nothing head on the short sentences and the gated ones, whose embeddings the refusal
+    # head left in the encoder's memo, as in the property.
+    short = [
+        s
+        for s in sentences
+        if len(s.split()) <= information_density.MAX_EMPTY_WORDS or information_density._MAY_REFUSE.search(s)
+    ]
+    if short:
+        empty = information_density.empty_head()
+        calls.append(lambda: empty.predict(empty.encoder.encode(short)))
     return calls
 
 
@@ -233,7 +243,13 @@ RAW: dict[str, tuple[Callable[[Arguments], list[RawCall]], str]] = {
     "coverage": (coverage_raw, "spaCy full pipe on sources+outputs; MiniLM on nouns and sentences"),
     "summarization": (coverage_raw, "as coverage (it is Coverage's assessment, graded)"),
     "context_entity_recall": (entity_recall_raw, "spaCy full pipe on sources+outputs"),
-    "information_density": (density_raw, "spaCy tagger+NER pipe on sentences; Avoided Answer head on gated ones"),
+    "information_density": (
+        density_raw,
+        (
+            "spaCy tagger+NER pipe on sentences; Avoided Answer head on gated ones; MiniLM and the says-nothing "
+            "head on those and the short ones"
+        ),
+    ),
     "relevance": (
         relevance_raw,
         "cross-encoder on passages' windows and sentences, on short answers after their question; spaCy parse",

@@ -11,15 +11,18 @@ line; a fenced code block is one unit). Each sentence gets
   `pip install x`, then restart the server.");
 - each *penalty* is a measured degree (0-1) of one uninformative trait times its weight: a request
   for more information, another question, filler or pleasantries, a refusal (the Avoided Answer
-  head on the sentence, and its refusal phrases), hedging, and incomprehensible text (words that
-  are in no vocabulary and whose letter pairs are implausible for English, or stray symbols).
+  head on the sentence, and its refusal phrases), hedging, a sentence that says nothing in words the
+  rules do not list (a head on its MiniLM embedding, trained on generated sentences:
+  `properties.training.information_density`), and incomprehensible text (words that are in no
+  vocabulary and whose letter pairs are implausible for English, or stray symbols).
 
 The interaction value is the mean over sentences: every sentence costs the reader the same
 attention, so an answer padded with two filler sentences is diluted by them. Evidence: the
 lowest-scoring sentences below `threshold`, each with the trait that pulled it down.
 
 There is no labelled density data: the weights are a documented default, checked on a small
-hand-labelled sanity set in the tests (not tuned on it).
+hand-labelled sanity set in the tests (not tuned on it); the says-nothing head learns from generated
+sentences that share none with the behaviour suite.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from properties.scorers.avoided_answer import REFUSAL_PATTERNS, AvoidedAnswer
 from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.registry import builtin
 from properties.scorers.runtime import models, spacy_english
+from properties.scorers.runtime.heads import default_head_path, load_head
 from properties.scorers.text.linguistic import SPACY_BATCH_SIZE
 
 # --- content -------------------------------------------------------------------------------------
@@ -73,6 +77,19 @@ REFUSAL_PHRASE_DEGREE = 0.7
 # Hedging without specifics ("It depends on many factors."): half, since hedges often introduce
 # content; vague words already lower the content share.
 HEDGE_WEIGHT = 0.5
+# A sentence that says nothing (thanks, appreciation, platitudes about service, good wishes, talk about
+# the question, vague hedges, the question said back): degree = the "says nothing" head's probability
+# on the sentence's MiniLM embedding (`properties.training.information_density`). The rules above
+# catch the phrases they list; the head catches the kind in words no list has.
+EMPTY_WEIGHT = 0.8
+# The head reads sentences of at most this many words (and every sentence the refusal head reads,
+# whose embeddings are there already). Sentences that say nothing are short: of the generated
+# training rows that do (information_density_rows.py), 90% have at most 12 words, the longest 17.
+# Embedding every sentence of the XSTest training answers would add 85% to the encoder's work, those
+# of at most 16 words 35% (the property 25% slower than without it, on 64 XSTest answers), of at
+# most 14 words 24% (18-23% slower), of at most 12 words 16% (8% slower; one filler case of the
+# development templates missed): 12 keeps the property within 20% of its speed without the head.
+MAX_EMPTY_WORDS = 12
 # Incomprehensible text: degree = 2 * the share of non-words (half the words being gibberish
 # makes a sentence unreadable); weight 1, it can zero a sentence.
 GIBBERISH_WEIGHT = 1.0
@@ -176,6 +193,7 @@ _MARKUP_ONLY = re.compile(r"[\s|:=*_#+-]*")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*\u2022]|\d{1,3}[.)]|#{1,6})\s+")
 _ODD_CHAR = re.compile(r"[^\w\s.,;:!?'\"()\[\]{}\-/%$&@#+*=<>`~^|\\\u2018\u2019\u201c\u201d\u2013\u2014\u2026]")
 _REPEATED_LETTER = re.compile(r"(.)\1\1")
+EMPTY_HEAD = default_head_path("information_density")
 
 
 @dataclass
@@ -197,6 +215,7 @@ class Unit:
             "filler": FILLER_WEIGHT,
             "refusal": REFUSAL_WEIGHT,
             "hedging": HEDGE_WEIGHT,
+            "says nothing": EMPTY_WEIGHT,
             "incomprehensible": GIBBERISH_WEIGHT,
         }
         return {name: weights[name] * degree for name, degree in self.degrees.items() if degree > 0}
@@ -293,8 +312,33 @@ def word_model() -> WordModel:
     return models.cached(("density-word-model",), WordModel)
 
 
-def measure(units: list[Unit], sentences: list[str], refusal_probabilities: np.ndarray) -> None:
-    """Fill in content and penalty degrees of prose units (code units are content by definition)."""
+class EmptyHead:
+    """The "says nothing" head on the packaged MiniLM encoder: one sentence's embedding in, the
+    probability that the sentence says nothing out."""
+
+    def __init__(self) -> None:
+        self.encoder = models.packaged_encoder("information_density")
+        self.head = load_head(EMPTY_HEAD)
+        if self.head.encoder != self.encoder.model_id:
+            raise models.unavailable(
+                "information_density",
+                self.encoder.model_id,
+                f"the says-nothing head was trained on the encoder {self.head.encoder!r}",
+                "Train it again with `python -m properties.training.information_density`.",
+            )
+        self.model_id = f"density-head@{models.weights_digest(EMPTY_HEAD)}"
+
+    def predict(self, embeddings: np.ndarray) -> np.ndarray:
+        return self.head.predict(embeddings.astype(np.float64))
+
+
+def empty_head() -> EmptyHead:
+    return models.cached(("density-empty-head",), EmptyHead)
+
+
+def measure(units: list[Unit], sentences: list[str], refusals: np.ndarray, empties: np.ndarray) -> None:
+    """Fill in content and penalty degrees of prose units (code units are content by definition);
+    `refusals` and `empties` are the heads' probabilities for the prose sentences, in order."""
     words = word_model()
     prose = [(u, s) for u, s in zip(units, sentences, strict=True) if not u.code]
     for unit in units:
@@ -302,8 +346,9 @@ def measure(units: list[Unit], sentences: list[str], refusal_probabilities: np.n
             unit.content = CODE_CONTENT
     cleaned = [_INLINE_CODE.sub(" code ", s) for _, s in prose]
     docs = spacy_english.parse(cleaned, "information_density", spacy_english.TAGGER_AND_ENTITIES, SPACY_BATCH_SIZE)
-    for (unit, sentence), doc, refusal in zip(prose, docs, refusal_probabilities, strict=True):
+    for (unit, sentence), doc, refusal, empty in zip(prose, docs, refusals, empties, strict=True):
         _measure_one(unit, sentence, doc, float(refusal), words)
+        unit.degrees["says nothing"] = float(empty)
 
 
 def _measure_one(unit: Unit, sentence: str, doc: Any, refusal: float, words: WordModel) -> None:
@@ -387,7 +432,8 @@ class InformationDensity(Scorer):
     fields = ("output",)
     queue = "models"
     # 2: the least informative sentence is a span whatever its side of the threshold.
-    version = "2"
+    # 3: the says-nothing head's penalty.
+    version = "3"
     threshold = 0.5
 
     @staticmethod
@@ -399,7 +445,10 @@ class InformationDensity(Scorer):
         return False
 
     def model_id(self) -> str:
-        return f"{AvoidedAnswer().model_id()}+{spacy_english.SPACY_MODEL}+density-rules@{self.version}"
+        return (
+            f"{AvoidedAnswer().model_id()}+{spacy_english.SPACY_MODEL}+{empty_head().model_id}"
+            f"+density-rules@{self.version}"
+        )
 
     def run_batch(
         self,
@@ -416,10 +465,22 @@ class InformationDensity(Scorer):
         sentences = [texts[i][u.start : u.end] for i in scored for u in per_item[i]]
         prose = [s for u, s in zip(units, sentences, strict=True) if not u.code]
         refusals = self._refusal_probabilities(prose)
-        measure(units, sentences, refusals)
+        empties = self._empty_probabilities(prose)
+        measure(units, sentences, refusals, empties)
         for i in scored:
             results[i] = self._score(texts[i], per_item[i])
         return results
+
+    def _empty_probabilities(self, sentences: list[str]) -> np.ndarray:
+        """The says-nothing head's probability per sentence, 0 for long sentences the refusal head
+        did not read (`MAX_EMPTY_WORDS`). The sentences the refusal head read are embedded already
+        (the encoder's memo), so they cost the head nothing, whatever their length."""
+        probabilities = np.zeros(len(sentences))
+        candidates = [k for k, s in enumerate(sentences) if len(s.split()) <= MAX_EMPTY_WORDS or _MAY_REFUSE.search(s)]
+        if candidates:
+            head = empty_head()
+            probabilities[candidates] = head.predict(head.encoder.encode([sentences[k] for k in candidates]))
+        return probabilities
 
     def _refusal_probabilities(self, sentences: list[str]) -> np.ndarray:
         """The Avoided Answer head's probability per sentence, 0 for sentences that cannot refuse.

@@ -105,6 +105,17 @@ def test_filler_lowers_the_value_and_is_the_evidence(density: InformationDensity
     assert all(span.field == "output" and "filler" in span.note and span.score < 0.5 for span in filled.spans)
 
 
+def test_sentences_that_say_nothing_in_unlisted_words_are_low(density: InformationDensity) -> None:
+    # Written for this test, apart from the training rows and the behaviour suites; no rule lists them.
+    empty = ["Our people put their hearts into serving you.", "Every single client matters enormously to us."]
+    fact = "The ferry leaves Dover at 07:40 and reaches Calais 90 minutes later."
+    *nothing, informative = scores(density.run_batch([*empty, fact]))
+    for score in nothing:
+        assert score.value < 0.5
+        assert score.spans[0].note == "says nothing"
+    assert informative.value > 0.8
+
+
 def test_gibberish_is_low(density: InformationDensity) -> None:
     (score,) = scores(density.run_batch(["Asdfkj qwpeoiru zxcvbn hjkl mnbvcxz fdsa lkjhg."]))
     assert score.value < 0.1

@@ -1,0 +1,380 @@
+"""Generated training sentences for Information Density: sentences that say nothing, and sentences
+that carry information, one sentence a row.
+
+No public set labels how much a sentence says. Pleasantries, appreciation, platitudes about service,
+meta-talk about the question, vague hedges, the question said back in other words and requests for
+more details are easy to write in many forms, and so are the facts, figures and steps of an answer:
+
+- label 1 (says nothing): each kind below is built from slots (subject, verb, object, closing), so
+  that the head sees the kind, not a handful of fixed sentences;
+- label 0 (informative): direct answers, specifications and instructions from the Avoided Answer rows
+  (`avoided_answer_rows`, answered side), and facts of our own with figures, dates, places and names.
+
+Written apart from the behaviour suite's templates (bench/generated/information_density.py): they
+share the lexicon, never a sentence or a template. The lexicon (Faker, a development dependency) is
+seeded from `random.Random(SEED)`, so the rows are the same on every run. Each row records its kind
+(`template`), so that a check can hold out whole kinds.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from properties.training import avoided_answer_rows as answered
+
+SEED = 25
+# Share of rows that say nothing; the rest inform.
+EMPTY_SHARE = 0.5
+
+
+def _one(lex, *parts: tuple[str, ...]) -> str:
+    """One draw from each slot, joined with spaces (an empty option leaves its slot out)."""
+    return " ".join(p for p in (lex.pick(options) for options in parts) if p)
+
+
+def _end(lex, text: str, marks: tuple[str, ...] = (".", ".", "!")) -> str:
+    return text[:1].upper() + text[1:] + lex.pick(marks)
+
+
+# --- says nothing ---------------------------------------------------------------------------------
+def _gratitude(lex) -> str:
+    return _end(
+        lex,
+        _one(
+            lex,
+            ("thanks", "thank you", "many thanks", "a big thank you", "we're grateful", "I really appreciate it"),
+            ("", "so much", "very much", "again"),
+            (
+                "for writing to us",
+                "for your message",
+                "for bearing with us",
+                "for your loyalty",
+                "for the kind words",
+                "for sticking with us",
+                "for trusting us",
+                f"for shopping with {lex.company()}",
+                "for the question",
+                "for your time today",
+            ),
+        ),
+    )
+
+
+def _appreciation(lex) -> str:
+    return _end(
+        lex,
+        _one(
+            lex,
+            ("we", "our whole team", "everyone here", "I", "all of us at " + lex.company()),
+            ("", "truly", "really", "genuinely", "always", "sincerely"),
+            ("value", "appreciate", "care about", "treasure", "are grateful for"),
+            ("your business", "your trust", "every customer", "your opinion", "customers like you", "your support"),
+        ),
+    )
+
+
+def _platitude(lex) -> str:
+    return _end(
+        lex,
+        _one(
+            lex,
+            (
+                "customer happiness",
+                "your experience",
+                "great service",
+                "your peace of mind",
+                "making you happy",
+                "quality",
+                "your comfort",
+            ),
+            ("is", "has always been", "remains", "will always be"),
+            (
+                "at the heart of everything we do",
+                "our number one goal",
+                "what drives us every day",
+                "very important to us",
+                "our highest priority",
+                "what we care about most",
+            ),
+        ),
+        (".", "."),
+    )
+
+
+def _availability(lex) -> str:
+    return _end(
+        lex,
+        _one(
+            lex,
+            ("we're", "I'm", "our team is", "our friendly staff are", "we are"),
+            ("always", "here and", "more than", "ready and"),
+            ("happy", "glad", "eager", "pleased"),
+            ("to support you", "to lend a hand", "to be of service", "to answer anything", "to assist further"),
+            ("", "any time", "whenever you like", "day or night"),
+        ),
+    )
+
+
+def _good_wishes(lex) -> str:
+    return _end(
+        lex,
+        _one(
+            lex,
+            ("wishing you", "have", "enjoy", "I hope you have"),
+            ("a lovely", "a fantastic", "a relaxing", "a productive", "a brilliant", "a peaceful"),
+            ("weekend", "evening", "week ahead", "rest of your day", "afternoon", "holiday"),
+        ),
+        ("!", "."),
+    )
+
+
+def _meta_talk(lex) -> str:
+    return lex.pick(
+        (
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("this is", "that's", "what a"),
+                    ("a really good", "an important", "a common", "a fair", "a thoughtful", "a popular"),
+                    ("point", "thing to ask about", "topic", "concern", "subject"),
+                ),
+            ),
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("let me", "allow me to", "I'll try to", "I want to"),
+                    ("walk you through", "think about", "go over", "unpack", "look at"),
+                    ("this", "that", "your question", "it"),
+                    ("", "with you", "for a moment", "carefully", "step by step"),
+                ),
+                (".", ".", ":"),
+            ),
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("many", "lots of", "plenty of", "so many"),
+                    ("people", "customers", "users", "folks"),
+                    ("ask", "wonder", "are curious", "get confused", "want to know"),
+                    ("about this", "about that", "about it", "the same thing"),
+                ),
+            ),
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("there is", "there's"),
+                    ("a lot", "plenty", "quite a bit", "so much"),
+                    ("to say", "to unpack", "to think about", "to cover"),
+                    ("here", "on this", "about it"),
+                ),
+                (".",),
+            ),
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("it's", "it is"),
+                    ("worth", "good", "always wise"),
+                    ("keeping in mind", "remembering", "bearing in mind", "noting"),
+                    ("that", ""),
+                    ("every case is unique", "things can change", "no two situations are alike", "it varies"),
+                ),
+                (".",),
+            ),
+        )
+    )
+
+
+def _hedge(lex) -> str:
+    return lex.pick(
+        (
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("it", "that", "this"),
+                    ("may", "might", "could"),
+                    ("or may not", "well", "possibly"),
+                    ("be the case", "happen", "work out", "turn out that way", "change"),
+                    ("", ", depending on the situation", ", it's hard to be sure", ", we'll have to see"),
+                ),
+                (".",),
+            ),
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("hard", "difficult", "tricky", "not easy"),
+                    ("to say", "to tell", "to know", "to predict"),
+                    ("", "for sure", "exactly", "right now", "at this point"),
+                ),
+                (".",),
+            ),
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("the answer", "it", "the outcome", "that"),
+                    ("varies", "differs", "changes", "can go either way"),
+                    ("from case to case", "from person to person", "over time", "depending on circumstances"),
+                ),
+                (".",),
+            ),
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("maybe", "perhaps", "possibly"),
+                    ("yes", "so", "sooner"),
+                    ("and maybe not", "or perhaps not", "or maybe later", "but who knows"),
+                ),
+                (".",),
+            ),
+        )
+    )
+
+
+def _topic(lex) -> str:
+    """What a question was about, as it would be said back to the asker."""
+    return lex.pick(
+        (
+            f"whether the {lex.product()} comes in {lex.pick(('black', 'blue', 'a larger size', 'other colours'))}",
+            f"how long delivery to {lex.city()} takes",
+            f"what the {lex.plan()} plan includes",
+            f"why your invoice for {lex.month()} looks different",
+            f"if {lex.feature()} is available on your account",
+            f"how to move your data out of {lex.product_name()}",
+            f"when ticket {lex.ticket()} will be resolved",
+            "how to change the e-mail address on your account",
+        )
+    )
+
+
+def _said_back(lex) -> str:
+    opener = lex.pick(
+        (
+            "you're wondering",
+            "you want to find out",
+            "your question is",
+            "you asked",
+            "if I understand correctly, you'd like to know",
+            "so, put simply, you need to know",
+            "you're curious about",
+            "what you're after is",
+        )
+    )
+    return _end(lex, f"{opener} {_topic(lex)}", (".",))
+
+
+def _asks_back(lex) -> str:
+    return _end(
+        lex,
+        _one(
+            lex,
+            ("could you", "would you", "can you", "would you mind if you could"),
+            ("let me know", "tell me", "send me", "give me", "describe"),
+            (
+                "a little more about the problem",
+                "which version you have",
+                "what you mean by that",
+                "a few more details",
+                "what happened before the error",
+                "what exactly you are looking for",
+            ),
+        ),
+        ("?",),
+    )
+
+
+def _courtesy_answered(lex) -> str:
+    """The pleasantries of the Avoided Answer rows: openers, closers and acknowledgements (one-word ones,
+    "Hello!", "Ok.", left to the scorer's filler rules)."""
+    pool = answered.OPENERS + answered.CLOSERS + answered.EMPATHY + answered.AVOIDED_CLOSERS
+    return lex.pick([line for line in pool if " " in line]).format(first=lex.first_name())
+
+
+# --- informative ----------------------------------------------------------------------------------
+def _from(kind: Callable) -> Callable:
+    def draw(lex) -> str:
+        return lex.pick(kind(lex))
+
+    draw.__name__ = kind.__name__
+    return draw
+
+
+def _answered_more(lex) -> str:
+    return lex.pick(answered.ANSWERED_MORE)
+
+
+def _fact(lex) -> str:
+    person, company, city, year = lex.person(), lex.company(), lex.city(), lex.year()
+    n, m = lex.number(2, 95), lex.number(100, 9000)
+    return lex.pick(
+        (
+            f"{company} moved its headquarters to {city} in {year}.",
+            f"Sales in {lex.month()} reached {m} units, {n}% more than a year earlier.",
+            f"{person} joined as {lex.role()} after {n} years at {lex.company()}.",
+            f"The bridge is {m} metres long and opened in {year}.",
+            f"Flights from {city} to {lex.city()} take about {lex.number(1, 14)} hours.",
+            f"The museum in {city} holds {m} paintings, most of them from the {lex.number(15, 19)}th century.",
+            f"The survey of {m} customers found that {n}% renew after the first year.",
+            f"Our {city} warehouse ships {m} parcels a day with {n} staff.",
+            f"The {lex.product()} uses a {lex.number(2, 6)}-core chip and {lex.pick((4, 8, 16))} GB of memory.",
+            f"Water boils at {lex.pick((100, 90, 95))} degrees at that altitude, so cooking times go up.",
+            f"The meeting on {lex.weekday()} agreed to cut the budget by {n}% and hire {lex.number(2, 9)} people.",
+            f"{person} signed the contract with {company} on {lex.date()}.",
+            f"Tickets cost {lex.price()} for adults and half that for children under {lex.number(10, 16)}.",
+            f"The study followed {m} patients for {lex.number(2, 10)} years.",
+            f"{company} was fined {lex.price()} for late filings in {year}.",
+            f"The library lends e-books for {lex.number(7, 28)} days, with up to {lex.number(3, 10)} at a time.",
+        )
+    )
+
+
+EMPTY: tuple[Callable, ...] = (
+    _gratitude,
+    _appreciation,
+    _platitude,
+    _availability,
+    _good_wishes,
+    _meta_talk,
+    _hedge,
+    _said_back,
+    _asks_back,
+    _courtesy_answered,
+)
+INFORMATIVE: tuple[Callable, ...] = (
+    _from(answered._direct),
+    _from(answered._spec),
+    _from(answered._instruction),
+    _from(answered._where_to_find),
+    _from(answered._rule_stated),
+    _from(answered._negative_fact),
+    _answered_more,
+    _fact,
+)
+
+
+def generate(count: int, seed: int = SEED) -> list[dict]:
+    """`count` distinct rows {text, label, template}: label 1 says nothing, 0 informs."""
+    from bench.generated.lexicon import Lexicon  # Faker: a development dependency, for training only
+
+    rng = random.Random(seed)
+    rows: list[dict] = []
+    seen: set[str] = set()
+    attempts = 0
+    while len(rows) < count and attempts < count * 20:
+        attempts += 1
+        lex = Lexicon(rng.getrandbits(48))
+        empty = lex.chance(EMPTY_SHARE)
+        kind = lex.pick(EMPTY if empty else INFORMATIVE)
+        text = kind(lex)
+        if text in seen:
+            continue
+        seen.add(text)
+        rows.append({"text": text, "label": int(empty), "template": kind.__name__.lstrip("_")})
+    return rows

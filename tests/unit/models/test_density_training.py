@@ -1,0 +1,43 @@
+"""Information Density's says-nothing head: its generated training rows and the packaged head's record."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from bench.generated import build
+from properties.scorers.information_density import EMPTY_HEAD
+from properties.scorers.runtime.heads import load_head
+from properties.training import information_density as training
+from properties.training import information_density_rows as rows
+from properties.training.common import DEFAULT_DATA
+
+
+def test_rows_are_the_same_on_every_run_and_cover_every_kind() -> None:
+    first, again = rows.generate(300), rows.generate(300)
+    assert first == again
+    assert len({row["text"] for row in first}) == 300
+    assert {row["label"] for row in first} == {0, 1}
+    kinds = {row["template"] for row in rows.generate(3000)}
+    assert kinds == {kind.__name__.lstrip("_") for kind in rows.EMPTY + rows.INFORMATIVE}
+
+
+def test_no_training_sentence_is_a_sentence_of_the_behaviour_suite() -> None:
+    suite = build("information_density").suite
+    outputs = [case.interaction.get("output", "") for case in suite.cases]
+    outputs += [(case.variant or {}).get("output", "") for case in suite.cases]
+    suite_sentences = {s.strip().lower() for text in outputs for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()}
+    made = {row["text"].strip().lower() for row in rows.generate(training.GENERATED_ROWS)}
+    assert not made & suite_sentences
+
+
+def test_the_packaged_head_records_what_it_was_trained_on() -> None:
+    head = load_head(EMPTY_HEAD)
+    texts, labels, _, paths = training.training_rows(DEFAULT_DATA)
+    generated = head.meta["generated"]
+    assert generated["module"] == "properties.training.information_density_rows"
+    assert (generated["rows"], generated["seed"]) == (training.GENERATED_ROWS, rows.SEED)
+    assert generated["sha"] == training.rows_sha(texts, labels)
+    assert head.meta["rows"] == len(texts) and set(head.meta["data"]) == {path.name for path in paths}
+    assert len(head.coef) == 384 == len(head.meta["features"])
+    assert json.dumps(head.meta)  # a plain record
