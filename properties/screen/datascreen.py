@@ -107,15 +107,16 @@ class ScreenQuery:
         return urlencode(pairs)
 
 
-def filtered_interactions(run: Run, query: ScreenQuery) -> ScreenRows:
+def filtered_interactions(run: Run, query: ScreenQuery, run_size: int | None = None) -> ScreenRows:
     """The view's interactions in its order. A filter that does not parse shows none: a table of
-    every row under a filter the user believes applied would mislead.
+    every row under a filter the user believes applied would mislead. `run_size`: the run's
+    interactions when known, the count of a view of them all.
 
     The whole filter is one condition the database evaluates, each property condition an EXISTS on
     the interaction's value (rows.py says why nothing is read into Python)."""
     everything = run.interactions.all()
     if query.error:
-        return ScreenRows(everything.none())
+        return ScreenRows(everything.none(), filtered=True)
     interactions = everything
     if query.expression is not None:
         interactions = interactions.filter(_q(run, query.expression, query))
@@ -129,11 +130,12 @@ def filtered_interactions(run: Run, query: ScreenQuery) -> ScreenRows:
         errors = PropertyValue.objects.filter(status=PropertyValue.Status.ERROR, interaction_id=OuterRef("pk"))
         interactions = interactions.filter(Exists(errors))
     filtered = interactions is not everything
+    total = None if filtered else run_size
     # `disagrees:` lists the furthest from the threshold first, unless the view is sorted otherwise.
     ranking = None if query.sort else disagreement.order_of(run, filters.conjuncts(query.expression))
     if ranking is not None:
         return ScreenRows(interactions.order_by("pk"), ranking, filtered)
-    return _sorted(run, interactions, query.sort, filtered)
+    return _sorted(run, interactions, query.sort, filtered, total)
 
 
 def matching_ids(run: Run, expression: Node, among: list[int]) -> set[int]:
@@ -227,7 +229,7 @@ def _status_q(run: Run, values: QuerySet, condition: StatusCondition, query: Scr
     return Q(Exists(values.filter(wanted)))
 
 
-def _sorted(run: Run, interactions: QuerySet[Interaction], sort: str, filtered: bool) -> ScreenRows:
+def _sorted(run: Run, interactions: QuerySet[Interaction], sort: str, filtered: bool, total: int | None) -> ScreenRows:
     descending = sort.startswith("-")
     key = sort.lstrip("-")
     try:
@@ -236,12 +238,12 @@ def _sorted(run: Run, interactions: QuerySet[Interaction], sort: str, filtered: 
         key = ""
     if not key or key in SORTABLE_COLUMNS:
         column = SORTABLE_COLUMNS.get(key, "pk")
-        return ScreenRows(interactions.order_by(f"-{column}" if descending else column, "pk"), None, filtered)
+        return ScreenRows(interactions.order_by(f"-{column}" if descending else column, "pk"), None, filtered, total)
     values = PropertyValue.objects.filter(run=run, property_name=prop, field=field_name, value__isnull=False)
     # Descending, ties by descending id too: the index read backwards, no sort.
     order = ("-value", "-interaction_id") if descending else ("value", "interaction_id")
     ranking = Ranking([values.order_by(*order).values_list("interaction_id", "value")])
-    return ScreenRows(interactions.order_by("pk"), ranking, filtered)
+    return ScreenRows(interactions.order_by("pk"), ranking, filtered, total)
 
 
 def page_of(interactions: ScreenRows, number: str | int | None) -> Page:

@@ -145,10 +145,11 @@ def opened_id(params: QueryDict, page: Page) -> int | None:
     return int(wanted) if wanted.isdigit() else None
 
 
-def screen_context(run: Run, params: QueryDict, session: SessionBase) -> dict[str, Any]:
-    """Everything the Data Screen's page and fragments show, from the URL's parameters."""
+def screen_context(run: Run, params: QueryDict, session: SessionBase, run_size: int | None = None) -> dict[str, Any]:
+    """Everything the Data Screen's page and fragments show, from the URL's parameters. `run_size`:
+    the run's interactions when known (kept with its score), else they are counted."""
     query = datascreen.ScreenQuery.from_params(params)
-    page = datascreen.page_of(datascreen.filtered_interactions(run, query), params.get("page"))
+    page = datascreen.page_of(datascreen.filtered_interactions(run, query, run_size), params.get("page"))
     addresses = property_names.key_first(run.project, datascreen.property_addresses(run))
     columns = chosen_columns(session, run, params, addresses)
     key_columns = key_addresses(run.project, addresses)

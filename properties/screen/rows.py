@@ -78,17 +78,22 @@ class ScreenRows:
     """The interactions of a view for the Paginator: `interactions` filtered and in a column's order,
     or, with a `ranking`, in that order and then those without a value by id.
 
-    `filtered`: the view has a filter (else it is the whole run, counted exactly).
+    `filtered`: the view has a filter (else it is the whole run, counted exactly, or `total` when
+    the caller knows it).
     """
 
     def __init__(
-        self, interactions: QuerySet[Interaction], ranking: Ranking | None = None, filtered: bool = True
+        self,
+        interactions: QuerySet[Interaction],
+        ranking: Ranking | None = None,
+        filtered: bool = True,
+        total: int | None = None,
     ) -> None:
         self.interactions = interactions
         self.ranking = ranking.among(interactions) if ranking is not None and filtered else ranking
         self.filtered = filtered
         self.cap = COUNT_CAP
-        self._count: int | None = None
+        self._count = None if filtered else total
 
     @property
     def in_pk_order(self) -> bool:
