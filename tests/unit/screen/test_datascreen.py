@@ -300,3 +300,20 @@ def test_a_filtered_count_stops_past_the_cap_and_the_whole_run_is_counted(db, mo
     client.force_login(user)
     html = client.get(f"/runs/{run.pk}/", {"where": "toxicity.output>=0.1"}).content.decode()
     assert "More than 4 interactions" in html and "page 1 of more than 2" in html
+
+
+def test_page_reads_set_postgresqls_settings_for_the_page_only(db):
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the settings are PostgreSQL's; SQLite reads pages as it is")
+
+    def current():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('work_mem'), current_setting('random_page_cost')")
+            return cursor.fetchone()
+
+    before = current()
+    with rows.page_reads():  # inside the test's transaction: the values are put back after
+        assert current() == (rows.PAGE_SETTINGS["work_mem"], rows.PAGE_SETTINGS["random_page_cost"])
+    assert current() == before
