@@ -33,6 +33,7 @@ from properties.quality.criteria import Criterion
 from properties.screen import datascreen
 from properties.screen.datascreen import ScreenQuery, property_addresses, values_by_interaction
 from properties.screen.interaction_panel import document_text
+from properties.screen.rows import ids_of
 
 # Interactions per page: each page is one query that reads them with all their values, pivoted.
 # bench/export.py, 100,000 rows: ~100 us of CPU a row, 9 to 18 MB above idle (docs/scaling.md).
@@ -79,7 +80,7 @@ def _decoded(text: str | None, empty: list | dict) -> Any:
 def _id_pages(interactions: QuerySet[Interaction]) -> Iterator[list[int]]:
     """The ids in order, a page at a time (keyset: each page is an index range)."""
     last = 0
-    while page := datascreen.ids_of(interactions.filter(pk__gt=last).order_by("pk").values_list("pk")[:EXPORT_PAGE]):
+    while page := ids_of(interactions.filter(pk__gt=last).order_by("pk").values_list("pk")[:EXPORT_PAGE]):
         yield page
         last = page[-1]
 
@@ -91,10 +92,10 @@ def view_pages(run: Run, query: ScreenQuery) -> Iterator[list[int]]:
     an index-only query: 100,000 ids are a few megabytes).
     """
     view = datascreen.filtered_interactions(run, query)
-    if isinstance(view, QuerySet) and query.sort in ("", "id"):
-        yield from _id_pages(view)
+    if view.in_pk_order:
+        yield from _id_pages(view.interactions)
         return
-    ids = datascreen.ids_of(view.values_list("pk", flat=True)) if isinstance(view, QuerySet) else view.ids
+    ids = view.ids
     for start in range(0, len(ids), EXPORT_PAGE):
         yield ids[start : start + EXPORT_PAGE]
 

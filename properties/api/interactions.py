@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.db.models import QuerySet, prefetch_related_objects
+from django.db.models import prefetch_related_objects
 from django.http import HttpRequest, QueryDict
 from ninja import Query, Router
 
@@ -14,12 +14,13 @@ from properties.api.schemas import ERRORS, InteractionFilters, InteractionOut, I
 from properties.models import Interaction, Run
 from properties.quality import criteria
 from properties.screen import datascreen
+from properties.screen.rows import ScreenRows
 from properties.uploads import ingest
 
 router = Router()
 
 
-def filtered(run: Run, filters: InteractionFilters) -> QuerySet[Interaction] | datascreen.MatchedIds:
+def filtered(run: Run, filters: InteractionFilters) -> ScreenRows:
     """The run's interactions that match the filters, in id order (or a saved view's): the Data
     Screen's query."""
     params = QueryDict(mutable=True)
@@ -80,4 +81,4 @@ def list_interactions(request: HttpRequest, run_id: int, filters: Query[Interact
     interactions = filtered(run_for(request, run_id), filters)
     page = list(interactions[filters.offset : filters.offset + filters.limit])
     prefetch_related_objects(page, "property_values")
-    return {"count": interactions.count(), "items": [interaction_out(i) for i in page]}
+    return {"count": interactions.count_all(), "items": [interaction_out(i) for i in page]}

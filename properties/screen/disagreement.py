@@ -10,45 +10,43 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import F, Q, QuerySet
-from django.db.models.functions import Abs
+from django.db.models import Exists, Q, QuerySet
 
 from properties.models import Annotation, AnnotationSource, PropertyValue, Run
 from properties.quality import criteria
 from properties.quality.criteria import Criterion
+from properties.screen.rows import Ranking
 
 
-def disagreeing(values: QuerySet, criterion: Criterion) -> QuerySet:
-    """Of a property's values (a PropertyValue queryset of one property and field), those whose
-    verdict contradicts a person's label. The criterion must judge (a direction and a threshold)."""
-    # A person's label, read on the interaction the contradiction already joins: a subquery of the
-    # people's labels (Interaction.objects.labelled_by_people) was a second pass over every run's
-    # interactions (3.5 s of a page at a million interactions).
-    by_people = ~Q(interaction__annotation_source=AnnotationSource.ESTIMATED)
-    contradicts = (criterion.passing_q() & Q(interaction__annotation=Annotation.BAD)) | (
-        criterion.failing_q() & Q(interaction__annotation=Annotation.GOOD)
-    )
-    return values.filter(value__isnull=False).filter(by_people & contradicts)
+def disagreeing_q(values: QuerySet, criterion: Criterion) -> Q:
+    """A condition on interactions: a person's label that the property's verdict contradicts.
+    `values`: the property's values of the interaction (a PropertyValue queryset of one property and
+    field, correlated on `interaction_id=OuterRef("pk")`); the criterion must judge (a direction and
+    a threshold). The labels are read on the interaction itself, the values by an EXISTS each: a
+    join from the values to the interactions was a second pass over them at a million."""
+    by_people = ~Q(annotation_source=AnnotationSource.ESTIMATED)
+    passing, failing = Exists(values.filter(criterion.passing_q())), Exists(values.filter(criterion.failing_q()))
+    return by_people & ((Q(annotation=Annotation.BAD) & Q(passing)) | (Q(annotation=Annotation.GOOD) & Q(failing)))
 
 
-def furthest_first(values: QuerySet, criterion: Criterion) -> QuerySet:
-    """Interaction ids of the disagreeing values, the furthest from the threshold first (ties by id)."""
-    distance = Abs(F("value") - criterion.threshold)
-    return (
-        disagreeing(values, criterion)
-        .order_by(distance.desc(), "interaction_id")
-        .values_list("interaction_id", flat=True)
-    )
+def order_of(run: Run, conditions: list[Any]) -> Ranking | None:
+    """The order of a view filtered by `disagrees:` (its first such condition): the furthest from the
+    threshold first, ties by id. None without one, or when the property does not judge.
 
-
-def order_of(run: Run, conditions: list[Any]) -> QuerySet | None:
-    """The order of a view filtered by `disagrees:` (its first such condition): interaction ids
-    furthest from the threshold first. None without one, or when the property does not judge."""
+    Two reads of the value index, each from one end (the values above the threshold from the top,
+    those below from the bottom), merged: the first page reads a page's worth of values of each, where
+    ordering by the distance sorted every disagreeing value first. The view's filter (which holds the
+    `disagrees:` condition) keeps the disagreeing ones.
+    """
     condition = next((c for c in conditions if getattr(c, "status", "") == "disagrees"), None)
     if condition is None:
         return None
     criterion = criteria.criterion_for(run.project, condition.prop)
     if not criterion.judges:
         return None
+    threshold = criterion.threshold
     values = PropertyValue.objects.filter(run=run, property_name=condition.prop, field=condition.field)
-    return furthest_first(values, criterion)
+    above = values.filter(value__gte=threshold).order_by("-value", "interaction_id")
+    below = values.filter(value__lt=threshold).order_by("value", "interaction_id")
+    streams = [stream.values_list("interaction_id", "value") for stream in (above, below)]
+    return Ranking(streams, key=lambda row: (-abs(row[1] - threshold), row[0]))

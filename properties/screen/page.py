@@ -16,7 +16,7 @@ from properties.projects import property_names
 from properties.quality import criteria, pass_rates
 from properties.quality.criteria import Criterion
 from properties.scorers import registry
-from properties.screen import datascreen, interaction_panel
+from properties.screen import datascreen, interaction_panel, rows
 
 # Columns when a project names no key properties and scores none of the templates' key ones: the
 # first addresses in alphabetical order.
@@ -145,10 +145,16 @@ def opened_id(params: QueryDict, page: Page) -> int | None:
     return int(wanted) if wanted.isdigit() else None
 
 
-def screen_context(run: Run, params: QueryDict, session: SessionBase) -> dict[str, Any]:
-    """Everything the Data Screen's page and fragments show, from the URL's parameters."""
+def screen_context(run: Run, params: QueryDict, session: SessionBase, run_size: int | None = None) -> dict[str, Any]:
+    """Everything the Data Screen's page and fragments show, from the URL's parameters. `run_size`:
+    the run's interactions when known (kept with its score), else they are counted."""
+    with rows.page_reads():
+        return _screen_context(run, params, session, run_size)
+
+
+def _screen_context(run: Run, params: QueryDict, session: SessionBase, run_size: int | None) -> dict[str, Any]:
     query = datascreen.ScreenQuery.from_params(params)
-    page = datascreen.page_of(datascreen.filtered_interactions(run, query), params.get("page"))
+    page = datascreen.page_of(datascreen.filtered_interactions(run, query, run_size), params.get("page"))
     addresses = property_names.key_first(run.project, datascreen.property_addresses(run))
     columns = chosen_columns(session, run, params, addresses)
     key_columns = key_addresses(run.project, addresses)

@@ -88,8 +88,9 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     partial = SCREEN_PARTIALS.get(request.htmx.target or "") if request.htmx else None
     if partial == "pass-rates":
         return render(request, template + "#pass-rates", screen.rates_context(run, request.GET))
-    context = screen.screen_context(run, request.GET, request.session)
-    context.update(score=annotation.run_score(run), llm_totals=RunLLMUsage.totals(run), llm_usage=run.llm_usage.all())
+    size, score = annotation.kept_run_score(run)
+    context = screen.screen_context(run, request.GET, request.session, size)
+    context.update(score=score, llm_totals=RunLLMUsage.totals(run), llm_usage=run.llm_usage.all())
     context.update(saved_views.screen_views(run, request.user, context))
     response = render(request, template + (f"#{partial}" if partial else ""), context)
     if partial == "layout":  # another page of the table: the address bar follows

@@ -373,3 +373,23 @@ def test_a_where_block_naming_a_property_the_project_does_not_score_is_refused()
     text = "- annotation: bad\n  where: failing:groundedness OR toxicity.output > 0.5\n"
     with pytest.raises(rules.RulesError, match="block 1, where: the project scores no property 'groundedness'"):
         project_rules.parse_for(project, text)
+
+
+def test_the_kept_count_and_score_follow_labels_rows_and_jobs(db, django_capture_on_commit_callbacks):
+    """Kept between pages, counted again when a person labels, rows are stored or a job moves on."""
+    run = RunFactory()
+    first = InteractionFactory(run=run)
+    InteractionFactory(run=run)
+    assert annotation.kept_run_score(run) == (2, annotation.run_score(run))
+    InteractionFactory(run=run)  # stored without anything the state notices: still the kept count
+    assert annotation.kept_run_score(run)[0] == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        annotation.annotate_by_person(first, "good", "")
+    size, score = annotation.kept_run_score(run)
+    assert (size, score.person_good) == (3, 1)
+    InteractionFactory(run=run)
+    run.next_api_batch()  # an API batch stores rows
+    assert annotation.kept_run_score(run)[0] == 4
+    InteractionFactory(run=run)
+    ScoringJob.objects.create(run=run, total=5, properties=[])
+    assert annotation.kept_run_score(run)[0] == 5

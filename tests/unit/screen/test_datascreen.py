@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from properties.models import PropertyValue
-from properties.screen import datascreen, filters
-from tests.factories import InteractionFactory, RunFactory
+from properties.screen import datascreen, filters, rows
+from tests.factories import InteractionFactory, RunFactory, UserFactory
 
 
 def add_value(interaction, prop, field="output", value=None, label="", status="ok"):
@@ -151,8 +151,8 @@ def test_property_conditions_combine_with_every_other_filter_and_order(run):
     assert ids(run, "where=toxicity.output>0.1&q=please") == ["b", "c"]
 
 
-def test_a_filtered_page_sorted_by_another_property_reads_the_sorted_index_in_slices(db, monkeypatch):
-    """The page, the count and the order are those of the whole list, however far the slices go;
+def test_a_filtered_page_sorted_by_another_property_is_a_slice_of_the_whole_order(db):
+    """The page, the count and the order are those of the whole list, whatever the page size;
     matches without a value for the sort come last."""
     run = RunFactory()
     for number in range(40):
@@ -160,7 +160,6 @@ def test_a_filtered_page_sorted_by_another_property_reads_the_sorted_index_in_sl
         add_value(interaction, "toxicity", value=0.9 if number % 3 else 0.1)  # a match unless number % 3 == 0
         if number < 34:
             add_value(interaction, "fluency", value=number / 100)
-    monkeypatch.setattr(datascreen.SortedMatches, "FIRST_SLICE", 2)
     query = datascreen.ScreenQuery.from_params(QueryDict("where=toxicity.output>0.5&sort=-fluency.output"))
     expected = [f"r{n:02d}" for n in range(33, -1, -1) if n % 3] + [f"r{n:02d}" for n in range(34, 40) if n % 3]
 
@@ -274,3 +273,47 @@ def test_any_filter_keeps_what_it_says(described_run, text):
     everything = described_run.interactions.all()
     pks = datascreen.matching_ids(described_run, tree, [i.pk for i in everything])
     assert sorted(i.user_interaction_id for i in everything if i.pk in pks) == expected
+
+
+def test_a_filtered_count_stops_past_the_cap_and_the_whole_run_is_counted(db, monkeypatch, client):
+    """Past COUNT_CAP matches (or the page asked for) the screen says "more than"; each page still
+    holds the rows of the whole order, and the whole run is counted exactly."""
+    run = RunFactory()
+    for number in range(12):
+        add_value(InteractionFactory(run=run, user_interaction_id=f"r{number:02d}"), "toxicity", value=number / 10)
+    monkeypatch.setattr(rows, "COUNT_CAP", 4)
+    monkeypatch.setattr(datascreen, "PAGE_SIZE", 2)
+
+    def page(query_string, number=None):
+        query = datascreen.ScreenQuery.from_params(QueryDict(query_string))
+        return datascreen.page_of(datascreen.filtered_interactions(run, query), number)
+
+    first = page("where=toxicity.output>=0.1")  # 11 matches
+    assert (first.paginator.count, first.paginator.object_list.capped, first.has_next()) == (5, True, True)
+    fifth = page("where=toxicity.output>=0.1&sort=-toxicity.output", 5)  # counts on to page 6
+    assert (fifth.paginator.object_list.cap, fifth.paginator.object_list.capped) == (12, False)
+    assert [i.user_interaction_id for i in fifth] == ["r03", "r02"]
+    assert page("").paginator.count == 12 and not page("").paginator.object_list.capped
+
+    user = UserFactory()
+    run.project.add_member(user, "owner")
+    client.force_login(user)
+    html = client.get(f"/runs/{run.pk}/", {"where": "toxicity.output>=0.1"}).content.decode()
+    assert "More than 4 interactions" in html and "page 1 of more than 2" in html
+
+
+def test_page_reads_set_postgresqls_settings_for_the_page_only(db):
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the settings are PostgreSQL's; SQLite reads pages as it is")
+
+    def current():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('work_mem'), current_setting('random_page_cost')")
+            return cursor.fetchone()
+
+    before = current()
+    with rows.page_reads():  # inside the test's transaction: the values are put back after
+        assert current() == (rows.PAGE_SETTINGS["work_mem"], rows.PAGE_SETTINGS["random_page_cost"])
+    assert current() == before

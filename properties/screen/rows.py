@@ -1,0 +1,195 @@
+"""A Data Screen view as the Paginator reads it: a page at a time from the database, and a count
+that stops early.
+
+At a million interactions, reading every match's id into Python to intersect, sort and count them
+cost about a second per 100,000 matches (docs/scaling.md). Here a page is one query with LIMIT and
+OFFSET: in id (or a column's) order over the filtered interactions, or in a property's order read
+straight from the (run, property, field, value, interaction) index, each value's interaction tested
+against the filter by the database, which stops once the page is full. The count stops too: past
+COUNT_CAP matches (or the page asked for) the screen says "more than 1,000", which costs reading
+1,000 matches rather than all of them. The whole run, unfiltered, is counted exactly.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from itertools import islice
+from typing import Any
+
+from django.core.exceptions import EmptyResultSet
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from properties.models import Interaction
+
+# Matches counted before the screen says "more than": the count of a filter matching half a million
+# interactions reads this many, not all of them. A filter matching one interaction in twenty reads
+# twenty times as many interactions to count them: at 10,000, 200,000 of them (1.2 s at a million
+# on busy cores), at 1,000 a tenth of that.
+COUNT_CAP = 1_000
+
+
+# PostgreSQL's settings while a page is read, for its transaction only.
+# work_mem, the memory for a hash or a sort: a condition under an OR or a NOT is an EXISTS that
+# PostgreSQL either probes per interaction or hashes whole before the first row, and it hashes
+# whenever the ids fit, whatever the LIMIT: with the default 4 MB, `a OR b` read all 300,000 ids of
+# `b` for a page of 50 (613 ms); with 256 kB it hashes a condition only while it matches a few
+# thousand values and probes the others (0.5 ms).
+# random_page_cost: the default 4 prices an index probe as a disk seek, so to count a page's matches
+# it read and hashed whole conditions (filtered page: 335 ms; a metadata key whose share it cannot
+# estimate: 1.7 s) where probing the interactions in order stops after 1,000 matches (143 and 133
+# ms). 1.1 is the usual value for SSDs and cached data; a server may well set it for everything.
+PAGE_SETTINGS = {"work_mem": "256kB", "random_page_cost": "1.1"}
+
+
+@contextmanager
+def page_reads() -> Iterator[None]:
+    """Reads of Data Screen pages: on PostgreSQL with PAGE_SETTINGS, for their transaction only (one
+    query, as a query costs some 10 ms on busy cores); inside an outer transaction, which the
+    settings would outlive, the previous values are put back after."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    nested = connection.in_atomic_block
+    with transaction.atomic(), connection.cursor() as cursor:
+        previous = None
+        if nested:
+            cursor.execute("SELECT " + ", ".join("current_setting(%s)" for _ in PAGE_SETTINGS), list(PAGE_SETTINGS))
+            previous = dict(zip(PAGE_SETTINGS, cursor.fetchone(), strict=True))
+        _set_locally(cursor, PAGE_SETTINGS)
+        yield
+        if previous is not None:
+            _set_locally(cursor, previous)
+
+
+def _set_locally(cursor, settings: dict[str, str]) -> None:
+    calls = ", ".join("set_config(%s, %s, true)" for _ in settings)
+    cursor.execute(f"SELECT {calls}", [part for pair in settings.items() for part in pair])
+
+
+def rows_of(queryset: QuerySet) -> list[tuple]:
+    """A query's rows, read with one fetchall: Django's iterator fetches 100 rows at a time and
+    builds each value in Python, which took three times as long on 100k ids."""
+    try:
+        sql, params = queryset.query.sql_with_params()
+    except EmptyResultSet:  # a filter that can match nothing (.none())
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def ids_of(queryset: QuerySet) -> list[int]:
+    """The first column of a query (ids), read with one fetchall."""
+    return [row[0] for row in rows_of(queryset)]
+
+
+class Ranking:
+    """Interactions in the order of their value of one property: one or more PropertyValue querysets
+    of (interaction_id, value) rows, each in order, merged by `key` when there are several
+    (`disagrees:` reads the values above and below the threshold, each from the index's end)."""
+
+    def __init__(self, streams: list[QuerySet], key: Callable[[tuple], Any] | None = None) -> None:
+        self.streams = streams
+        self.key = key
+
+    def among(self, interactions: QuerySet[Interaction]) -> Ranking:
+        """The values of these interactions only: the database tests each value's interaction as it
+        walks the index, and stops when the page is full."""
+        matching = Exists(interactions.filter(pk=OuterRef("interaction_id")))
+        return Ranking([stream.filter(matching) for stream in self.streams], self.key)
+
+    def ids(self, stop: int | None = None) -> list[int]:
+        """The first `stop` interaction ids in this order (all of them with None)."""
+        read = [rows_of(stream if stop is None else stream[:stop]) for stream in self.streams]
+        merged: Iterator[tuple] = iter(read[0]) if len(read) == 1 else heapq.merge(*read, key=self.key)
+        return [row[0] for row in islice(merged, stop)]
+
+    def unranked(self, interactions: QuerySet[Interaction]) -> QuerySet[Interaction]:
+        """Those of the interactions with no value in this order, in id order (they come last)."""
+        ranked = Q()
+        for stream in self.streams:
+            ranked |= Q(Exists(stream.filter(interaction_id=OuterRef("pk"))))
+        return interactions.exclude(ranked).order_by("pk")
+
+
+class ScreenRows:
+    """The interactions of a view for the Paginator: `interactions` filtered and in a column's order,
+    or, with a `ranking`, in that order and then those without a value by id.
+
+    `filtered`: the view has a filter (else it is the whole run, counted exactly, or `total` when
+    the caller knows it).
+    """
+
+    def __init__(
+        self,
+        interactions: QuerySet[Interaction],
+        ranking: Ranking | None = None,
+        filtered: bool = True,
+        total: int | None = None,
+    ) -> None:
+        self.interactions = interactions
+        self.ranking = ranking.among(interactions) if ranking is not None and filtered else ranking
+        self.filtered = filtered
+        self.cap = COUNT_CAP
+        self._count = None if filtered else total
+
+    @property
+    def in_pk_order(self) -> bool:
+        order = self.interactions.query.order_by
+        return self.ranking is None and (not order or tuple(order) == ("pk",))
+
+    def count_for_page(self, number: int, page_size: int) -> None:
+        """Count at least one page past the one asked for, so that it has a next page when there are
+        more matches."""
+        self.cap = max(COUNT_CAP, (number + 1) * page_size)
+
+    @property
+    def capped(self) -> bool:
+        """Whether there are more matches than the count says (then it is `cap + 1`)."""
+        return self.filtered and self.count() > self.cap
+
+    def count(self) -> int:
+        if self._count is None:
+            if self.filtered:
+                self._count = self.interactions.order_by()[: self.cap + 1].count()
+            else:
+                self._count = self.interactions.count()
+        return self._count
+
+    def count_all(self) -> int:
+        """The exact count, however many (the REST API's)."""
+        return self.interactions.count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self) -> Iterator[Interaction]:
+        return iter(self.rows(self.ids))
+
+    @property
+    def ids(self) -> list[int]:
+        """Every id of the view in its order (exports)."""
+        if self.ranking is None:
+            return ids_of(self.interactions.values_list("pk", flat=True))
+        return self.ranking.ids() + ids_of(self.ranking.unranked(self.interactions).values_list("pk", flat=True))
+
+    def __getitem__(self, window: slice) -> list[Interaction]:
+        start, stop = window.start or 0, window.stop
+        if self.ranking is None:
+            return list(self.interactions[start:stop])
+        ranked = self.ranking.ids(stop)
+        ids = ranked[start:stop]
+        if stop is None or len(ranked) < stop:
+            # Past the ranked matches: every one of them is read, and those without a value follow.
+            split = len(ranked)
+            unranked = self.ranking.unranked(self.interactions).values_list("pk", flat=True)
+            ids += ids_of(unranked[max(0, start - split) : None if stop is None else stop - split])
+        return self.rows(ids)
+
+    @staticmethod
+    def rows(ids: list[int]) -> list[Interaction]:
+        found = Interaction.objects.in_bulk(ids)
+        return [found[pk] for pk in ids if pk in found]
