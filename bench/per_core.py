@@ -14,9 +14,12 @@ the template's properties rows per chunk), each property's `run_batch` once per 
 - per template: every property of the template on each chunk one after the other, memos cleared
   once, as one worker process scores a chunk: a text or pair two properties read is computed once.
 
-Interactions/s on one core: a worker's pool process scores about this many, so a deployment's
-model queue needs (rows per hour / 3,600 / this) pool processes, one core each. The load average
-is printed: on a shared machine the figures are noisy.
+Rates are interactions per CPU second of the pinned process (all its threads): what one core
+scores when the process has it to itself, which a busy shared machine cannot give in wall time.
+A worker's pool process on a core of its own scores about this many a second, so a deployment's
+model queue needs (rows per hour / 3,600 / this) pool processes, one core each. The load average and
+the share of its core the bench got are printed: a core shared with other work also shares its
+caches, so figures from a busy machine are somewhat low.
 """
 
 from __future__ import annotations
@@ -60,14 +63,17 @@ def score(scorer: Any, rows: list[Row]) -> None:
 
 
 def seconds_per_property(scorers: dict[str, Any], rows: list[Row], chunk_rows: int) -> dict[str, float]:
-    """Each property's seconds over `rows` in chunks, the properties taking turns on each chunk."""
+    """Each property's CPU seconds over `rows` in chunks, the properties taking turns on each chunk.
+
+    CPU seconds of the process (every thread), not wall seconds: pinned to one core, they are the
+    time the core spent on the work, whatever else the machine ran meanwhile."""
     spent = dict.fromkeys(scorers, 0.0)
     for first in range(0, len(rows), chunk_rows):
         chunk = rows[first : first + chunk_rows]
         for name, scorer in scorers.items():
-            started = time.perf_counter()
+            started = time.process_time()
             score(scorer, chunk)
-            spent[name] += time.perf_counter() - started
+            spent[name] += time.process_time() - started
     return spent
 
 
@@ -82,8 +88,9 @@ def measure(core: int, halves: dict[str, list[Row]], templates: dict[str, list[s
     for scorer in scorers.values():  # load and warm up every model before any clock
         for rows in halves.values():
             score(scorer, rows[:2])
-    result: dict[str, Any] = {"property": {}, "template": {}, "load": []}
+    result: dict[str, Any] = {"property": {}, "template": {}, "load": [], "cpu_share": []}
     for half, rows in halves.items():
+        wall, cpu = time.perf_counter(), time.process_time()
         for name in names:
             models.clear_memos()
             spent = seconds_per_property({name: scorers[name]}, rows, PROPERTY_CHUNK_ROWS)
@@ -93,13 +100,14 @@ def measure(core: int, halves: dict[str, list[Row]], templates: dict[str, list[s
             spent = seconds_per_property({name: scorers[name] for name in props}, rows, CHUNK_ITEMS // len(props))
             result["template"][(slug, half)] = sum(spent.values())
         result["load"].append(os.getloadavg()[0])
+        result["cpu_share"].append((time.process_time() - cpu) / (time.perf_counter() - wall))
     return result
 
 
 def print_tables(result: dict[str, Any], halves: dict[str, list[Row]], templates: dict[str, list[str]]) -> None:
     counts = {half: len(rows) for half, rows in halves.items()}
     header = "".join(f" {half + ' /s':>10}" for half in halves)
-    print(f"\n{'property, alone':<26}{header}   (interactions/s on one core)")
+    print(f"\n{'property, alone':<26}{header}   (interactions per CPU second of one core)")
     for name in dict.fromkeys(name for props in templates.values() for name in props):
         rates = "".join(f" {counts[half] / result['property'][(name, half)]:>10.1f}" for half in halves)
         print(f"{name:<26}{rates}")
@@ -108,7 +116,9 @@ def print_tables(result: dict[str, Any], halves: dict[str, list[Row]], templates
         rates = "".join(f" {counts[half] / result['template'][(slug, half)]:>10.2f}" for half in halves)
         print(f"{slug:<26}{rates}   ({len(props)} properties)")
     loads = ", ".join(f"{load:.1f}" for load in result["load"])
+    shares = ", ".join(f"{share:.0%}" for share in result["cpu_share"])
     print(f"\nload average (1 minute) after each half: {loads} on {os.cpu_count()} cores")
+    print(f"share of its core the bench got in each half (CPU over wall seconds): {shares}")
 
 
 def main() -> None:
