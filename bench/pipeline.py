@@ -33,6 +33,9 @@ worker's start to the run's first stored value. The raw-model limit (bench/pipel
 model calls alone, on the same rows in the same chunk batches) is measured in the bench's process
 right after each half, the workers idle, so that a shared machine's load is alike for the two; the
 ratio is raw seconds / end-to-end seconds (1.0: the pipeline runs as fast as its model calls alone).
+With --compare-loading each broker runs twice, in a fresh install each time: first with the models
+loaded by the first chunk that needs them (EVALSITE_WORKER_LOAD_MODELS off), then loaded by each
+pool process as it starts (on, the default), so that both are measured on one load of the machine.
 Last, `evalsite score` is run on 100 short rows (the RAG template's properties, then the default
 properties), and the time from process start to the first scored row with only cheap properties,
 through the CLI and through `Evaluation`, with the heavy libraries each imported.
@@ -79,6 +82,8 @@ JOB_TIMEOUT_S = 3600.0
 WORKER_READY_TIMEOUT_S = 180.0
 HEAVY_MODULES = ("torch", "transformers", "sentence_transformers", "onnxruntime", "spacy", "litellm", "scipy")
 CHEAP_ROW_FILE_ROWS = 1
+# --compare-loading: EVALSITE_WORKER_LOAD_MODELS off, then on (properties/pipeline/model_loading.py).
+LOADING = {False: "models loaded on first use", True: "models loaded as the pool starts"}
 TARGETS = {
     "short_rate": 8.0,
     "raw_ratio": 0.8,
@@ -316,6 +321,7 @@ def run_broker(broker: str, broker_url: str | None, rows: dict[str, list[Row]], 
 
 def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]], options: dict[str, Any]) -> dict:
     configure(data, broker_url, options["model_cache"])
+    os.environ["EVALSITE_WORKER_LOAD_MODELS"] = "1" if options["load_models"] else "0"
     timings = data / "timings"
     timings.mkdir()
     os.environ["BENCH_TIMINGS_DIR"] = str(timings)
@@ -637,6 +643,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke run: 40 rows, small checks")
     parser.add_argument("--no-raw", action="store_true", help="skip the raw-model limit")
     parser.add_argument("--no-commands", action="store_true", help="skip evalsite score and the cheap start")
+    parser.add_argument(
+        "--compare-loading",
+        action="store_true",
+        help="each broker twice: models loaded by the first chunk, then by the pool processes as they start",
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from properties.scorers.runtime import models
@@ -655,14 +666,17 @@ def main() -> None:
     }
     print(f"rows: {len(rows['short'])} short (HaluEval QA), {len(rows['long'])} long (SummEval, Newsroom)")
     results, figures = {}, {}
-    for broker in brokers:
+    loadings = [False, True] if args.compare_loading else [True]
+    for broker, load_models in [(broker, load) for broker in brokers for load in loadings]:
+        name = broker + (f", {LOADING[load_models]}" if args.compare_loading else "")
+        options["load_models"] = load_models
         if broker == "redis":
             with servers.redis_server() as url:
-                results[broker] = in_child(run_broker, broker, url, rows, options)
+                results[name] = in_child(run_broker, broker, url, rows, options)
         else:
-            results[broker] = in_child(run_broker, broker, None, rows, options)
-        results[broker]["concurrency"] = args.concurrency
-        figures[broker] = report_broker(broker, results[broker])
+            results[name] = in_child(run_broker, broker, None, rows, options)
+        results[name]["concurrency"] = args.concurrency
+        figures[name] = report_broker(name, results[name])
         sys.stdout.flush()
     commands = None
     if not args.no_commands:

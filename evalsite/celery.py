@@ -28,6 +28,28 @@ def _import_model_libraries(sender, **kwargs) -> None:
     workers.import_model_libraries(sender.app.amqp.queues.consume_from)
 
 
+# Pool processes of a models worker load the projects' models as they start (properties/pipeline/model_loading.py).
+@signals.worker_init.connect
+def _plan_model_loading(sender, **kwargs) -> None:
+    from properties.pipeline import model_loading
+
+    model_loading.plan_loading(sender.app.amqp.queues.consume_from)
+
+
+@signals.worker_process_init.connect
+def _start_model_loading(**kwargs) -> None:
+    from properties.pipeline import model_loading
+
+    model_loading.start_loading()
+
+
+@signals.task_prerun.connect
+def _wait_for_models(**kwargs) -> None:
+    from properties.pipeline import model_loading
+
+    model_loading.wait_until_loaded()
+
+
 @signals.worker_ready.connect
 def _start_heartbeat(sender, **kwargs) -> None:
     from properties.pipeline import workers

@@ -258,6 +258,9 @@ EVALSITE_WORKER_HANG_S = env.float("EVALSITE_WORKER_HANG_S", default=30.0)
 # A worker that takes the models queue imports the packaged models' libraries before its pool forks
 # (properties.pipeline.workers.import_model_libraries): a few seconds more to start, none in its first chunk.
 EVALSITE_WORKER_IMPORT_MODELS = env.bool("EVALSITE_WORKER_IMPORT_MODELS", default=True)
+# Each pool process of such a worker loads the models of the properties projects enable as it starts
+# (properties.pipeline.model_loading), so that the first job after a start does not wait for them.
+EVALSITE_WORKER_LOAD_MODELS = env.bool("EVALSITE_WORKER_LOAD_MODELS", default=True)
 EVALSITE_SWEEP_INTERVAL_S = env.float("EVALSITE_SWEEP_INTERVAL_S", default=30.0)
 EVALSITE_SWEEP_MARGIN_S = env.float("EVALSITE_SWEEP_MARGIN_S", default=60.0)
 EVALSITE_SEND_GRACE_S = env.float("EVALSITE_SEND_GRACE_S", default=60.0)

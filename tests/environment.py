@@ -24,6 +24,8 @@ os.environ.setdefault("EVALSITE_MODEL_CACHE", os.path.join(os.environ["EVALSITE_
 # Test workers start without importing the model libraries first (seconds per worker); the test of
 # that import turns it on.
 os.environ.setdefault("EVALSITE_WORKER_IMPORT_MODELS", "0")
+# Nor do their pool processes load the projects' models as they start; the test of that turns it on.
+os.environ.setdefault("EVALSITE_WORKER_LOAD_MODELS", "0")
 # Test scorers loaded as plugins by dotted path, in this process and in worker processes.
 os.environ.setdefault(
     "EVALSITE_SCORERS", "tests.plugins.SlowWordCount,tests.plugins.FailsOnBoom,tests.plugins.WordCountOnModels"

@@ -49,12 +49,13 @@ def test_a_real_worker_scores_a_run(live_worker, settings):
 
 def test_a_models_worker_imports_the_model_libraries_and_still_scores(worker_env):
     # The libraries are imported in the worker's main process and the pool process forked from it
-    # loads the models: the ONNX sessions and torch must still run there.
+    # loads the project's models as it starts: the ONNX sessions and torch must still run there.
     run = make_run(["toxicity", "formality"], rows=2)
-    env = {**worker_env, "EVALSITE_WORKER_IMPORT_MODELS": "1"}
+    env = {**worker_env, "EVALSITE_WORKER_IMPORT_MODELS": "1", "EVALSITE_WORKER_LOAD_MODELS": "1"}
     with servers.celery_worker(env, queues="cpu,models", concurrency=1) as worker:
         job = wait_until_finished(scoring.plan_job(run), worker)
     assert "model libraries imported before the pool starts" in worker.log()
+    assert "models of 2 properties loaded" in worker.log()
     assert (job.total, job.done, job.failed) == (4, 4, 0)
     values = PropertyValue.objects.filter(run=run, property_name__in=["toxicity", "formality"])
     assert sorted(values.values_list("property_name", "field", "status")) == [
