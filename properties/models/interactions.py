@@ -127,9 +127,14 @@ class PropertyValue(models.Model):
         # nor a zero, and left out of summaries.
         NOT_APPLICABLE = "not_applicable", "not applicable"
 
-    interaction = models.ForeignKey(Interaction, on_delete=models.CASCADE, related_name="property_values")
+    # No index of their own for the two keys: the unique (interaction, property, field) constraint
+    # and the (run, ...) indexes below begin with them and serve every lookup by either, and each
+    # index more is one more write per value scored (bench/capacity.py: bytes per value).
+    interaction = models.ForeignKey(
+        Interaction, on_delete=models.CASCADE, related_name="property_values", db_index=False
+    )
     # Denormalised from the interaction so that "run X, property P between a and b" is one index range.
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="property_values")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="property_values", db_index=False)
     property_name = models.CharField(max_length=100)
     field = models.CharField(max_length=12, choices=Field.choices)
     value = models.FloatField(null=True, blank=True)
