@@ -1,8 +1,10 @@
 """Relevance: 0 to 1, whether the output addresses the user's input (QNLI-style: does the answer
 respond to the question), for chat answers as well as passages.
 
-Model: the packaged ms-marco MiniLM-L-12 cross-encoder (`cross_encoder.py`) read several ways, and the
-packaged MiniLM sentence encoder, weighed by a small trained head (`relevance_features.py` says what
+Model: the packaged ms-marco MiniLM-L-12 cross-encoder (`cross_encoder.py`). A passage (more than
+`SHORT_ANSWER_WORDS` words) is scored whole and sentence by sentence, the best through a logistic map
+(`passage`). A short answer is read several ways, with the packaged MiniLM sentence encoder, weighed by
+a small trained head (`relevance_features.py` says what
 it reads and why). No single reading fits every form of answer: the cross-encoder's logit of
 (question, answer) is high for an answer that restates its question and low for a chat answer that
 does not ("$29 a month.", "Yes, on the Pro plan.", a list of steps, a line of code); such an answer
@@ -15,7 +17,9 @@ about the same product adds nothing, and scores low.
 The head is fitted by `python -m properties.training.relevance` (artifact `artifacts/relevance.json`,
 key `head`) on the QNLI training file and on generated question-answer pairs of three generators
 (`relevance_rows.py`, `relevance_chat_rows.py`, `relevance_form_rows.py`), never on evaluation data.
-The same file keeps the one-logit calibrations that Retrieval Relevance and Context Relevancy use.
+A short answer that names its own subject must also hold read alone (the `sentence` map): the lower
+of the two. The same file keeps the one-logit calibrations that Retrieval Relevance and Context
+Relevancy use.
 
 Evidence: the sentence that addresses the input best (a short answer: the answer itself), with the
 value.
