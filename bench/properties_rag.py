@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from bench.quality import DEFAULT_FOLDER, ENTRIES, Entry, batch_arguments, entries_for
-from properties.scorers import information_density, registry, relevance
+from properties.scorers import information_density, registry, relevance, relevance_features
 from properties.scorers.avoided_answer import AvoidedAnswer
 from properties.scorers.base import Scorer
 from properties.scorers.coverage import Coverage, source_texts
@@ -188,31 +188,30 @@ def window_pairs(prop: str, queries: Sequence[str], passages: Sequence[str]) -> 
 
 
 def relevance_raw(args: Arguments) -> list[RawCall]:
-    """What Relevance reads: for passages, the cross-encoder on the (question, output window) pairs
-    and on the (question, sentence) pairs of each output; for short answers, on (question, question +
-    answer) and (question, question), spaCy's parse and (question, answer) for the self-contained
-    ones, and the encoder on the question and the answer of those that ask a question back."""
+    """What Relevance reads: for passages, the cross-encoder on the (question, output window) pairs and
+    on the (question, sentence) pairs of each output; for short answers (`relevance_features.read`),
+    on (question, answer), (question, question + answer), (question, question) and the sentences of
+    those of several, the encoder on the questions and answers, and spaCy's parse."""
     outputs, inputs = args[0], args[2] or [""] * len(args[0])
     kept = [(q, o) for q, o in zip(inputs, outputs, strict=True) if q.strip() and o.strip()]
     reranker = cross_encoder.packaged_reranker("relevance")
     passages = [(q, o) for q, o in kept if not relevance.is_short_answer(o)]
     short = [(q, o) for q, o in kept if relevance.is_short_answer(o)]
     sentences = [(q, o[start:end]) for q, o in passages for start, end in models.sentence_bounds(o)]
-    standalone = [(q, o) for q, o in short if relevance.is_self_contained(o)]
-    nlp = spacy_english.pipeline("relevance")
-    asking = [(q, o) for q, o in short if o.rstrip().endswith("?")]
-    encoder = models.packaged_encoder("relevance")
-    embedded = [q for q, _ in asking] + [o for _, o in asking]
+    sentences += [(q, o[s:e]) for q, o in short if len(bounds := models.sentence_bounds(o)) > 1 for s, e in bounds]
+    questions, answers = [q for q, _ in short], [o for _, o in short]
+    after = [relevance_features.answer_after_question(q, o) for q, o in short]
+    nlp, encoder = spacy_english.pipeline("relevance"), models.packaged_encoder("relevance")
     calls = [
         window_pairs("relevance", [q for q, _ in passages], [o for _, o in passages]),
         lambda: reranker.logits(sentences),
-        window_pairs("relevance", [q for q, _ in short], [relevance.answer_after_question(q, o) for q, o in short]),
-        window_pairs("relevance", [q for q, _ in short], [q for q, _ in short]),
-        lambda: list(nlp.pipe([o for _, o in short])),
-        window_pairs("relevance", [q for q, _ in standalone], [o for _, o in standalone]),
+        window_pairs("relevance", questions, answers),
+        window_pairs("relevance", questions, after),
+        window_pairs("relevance", questions, questions),
+        lambda: list(nlp.pipe(answers)),
     ]
-    if embedded:
-        calls.append(lambda: encoder.encode(embedded))
+    if short:
+        calls.append(lambda: encoder.encode(questions + answers))
     return calls
 
 

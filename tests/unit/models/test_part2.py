@@ -170,15 +170,31 @@ def test_a_short_answer_is_read_after_its_question(relevance: Relevance) -> None
     assert [(s.label, s.score) for s in price.spans] == [("addresses the input", price.value)]
 
 
-def test_a_self_contained_short_answer_must_also_hold_alone() -> None:
-    from properties.scorers.relevance import is_self_contained
+def test_answers_in_chat_forms_address_their_question_and_another_questions_answer_does_not(
+    relevance: Relevance,
+) -> None:
+    question = "How do I export my contacts from Larkspur?"
+    steps = "1. Open Settings.\n2. Choose Contacts.\n3. Click Export and pick CSV."
+    yes_no = "Is there a mobile app for Larkspur?"
+    (steps_score, other, yes) = values(
+        relevance.run_batch(
+            [steps, "It costs $12 a month.", "Yes, for iOS and Android."], None, [question, question, yes_no]
+        )
+    )
+    assert steps_score.value >= 0.5 and yes.value >= 0.5
+    assert other.value < 0.5
 
-    assert is_self_contained("Paris is the capital of France.")
-    assert not is_self_contained("It costs $29 per month.")
-    assert not is_self_contained("$29 a month.")
-    # A clause that leaves its predicate to the question leans on it like a pronoun does.
-    assert not is_self_contained("Maria Lopez can.")
-    assert is_self_contained("Jan Novak leads the billing team.")
+
+def test_the_relevance_features_describe_the_answers_form() -> None:
+    from properties.scorers.relevance_features import FEATURES, answer_form
+
+    form = dict(
+        zip(FEATURES[-7:], answer_form("How do I sort a list in Python?", "```\nnumbers.sort()\n```"), strict=True)
+    )
+    assert form["has_code"] == 1.0 and form["yes_no"] == 0.0 and form["asks_back"] == 0.0
+    form = dict(zip(FEATURES[-7:], answer_form("Is it free?", "No, it costs $5.\n- one\n- two"), strict=True))
+    assert form["yes_no"] == 1.0 and form["is_list"] == 1.0 and form["has_number"] == 1.0
+    assert answer_form("Which version?", "Which phone do you use?")[FEATURES[-7:].index("asks_back")] == 1.0
 
 
 def test_the_generated_training_pairs_are_the_same_on_every_run() -> None:
@@ -186,6 +202,19 @@ def test_the_generated_training_pairs_are_the_same_on_every_run() -> None:
 
     first, again = generate(200), generate(200)
     assert first == again and {row["label"] for row in first} == {0, 1}
+
+
+def test_the_generated_answer_forms_are_the_same_on_every_run_and_apart_from_the_suites() -> None:
+    from bench import generated
+    from properties.training.relevance_form_rows import generate
+
+    first, again = generate(600), generate(600)
+    assert first == again and sum(row["label"] for row in first) == 300
+    # Each question is asked twice: with its answer, and with an answer to another question.
+    positives = {row["input"] for row in first if row["label"] == 1}
+    assert {row["input"] for row in first if row["label"] == 0} <= positives
+    suite_texts = {text for case in generated.build("relevance").suite.cases for text in case.interaction.values()}
+    assert not suite_texts & {text for row in first for text in (row["input"], row["output"])}
 
 
 def test_the_generated_chat_answers_are_the_same_on_every_run_and_apart_from_the_suites() -> None:
