@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.data_screen import figures, in_child
+from bench.child import in_child
+from bench.data_screen import figures
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_MS = 300

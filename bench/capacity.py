@@ -37,7 +37,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from bench.fairness import in_child, write_jsonl
+from bench.child import in_child
+from bench.fairness import write_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
 CHEAP = ["word_count", "reading_ease", "sentiment", "content_type", "compression_ratio"]

@@ -31,9 +31,9 @@ import statistics
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
+
+from bench.child import in_child
 
 ROOT = Path(__file__).resolve().parents[1]
 NUMERIC = [f"metric_{i:02d}" for i in range(13)]
@@ -327,11 +327,6 @@ def measure_compare(database_url: str, interactions: int, runs: int, repeat: int
     results["cases"]["row-by-row fragment"] = figures(timings, None)
     results["load_average"] += os.getloadavg()
     return results
-
-
-def in_child(function, *args) -> dict:
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        return pool.submit(function, *args).result()
 
 
 def report(result: dict, what: str, target_ms: int) -> None:

@@ -22,10 +22,9 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
-from multiprocessing import get_context
 
+from bench.child import in_child
 from bench.data_screen import bench_project, load_run, setup_django
 
 CASES = {
@@ -87,11 +86,6 @@ def measure(database_url: str, run_id: int, file_format: str, query: str) -> dic
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     above = max(0, memory_kib("VmHWM:") - idle)
     return {"seconds": seconds, "cpu_seconds": cpu_seconds, "bytes": size, "lines": lines, "above_idle_kib": above}
-
-
-def in_child(function, *args):
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        return pool.submit(function, *args).result()
 
 
 def main() -> None:

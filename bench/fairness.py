@@ -32,10 +32,10 @@ import shutil
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
+
+from bench.child import in_child
 
 ROOT = Path(__file__).resolve().parents[1]
 PROPERTIES = ["word_count", "reading_ease", "sentiment", "toxicity"]
@@ -168,11 +168,6 @@ def _time_small(project: Any, path: Path, expected: int) -> float | None:
             return job.finished_at.timestamp() - started
         time.sleep(0.25)
     return None
-
-
-def in_child(function: Any, *args: Any) -> Any:
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        return pool.submit(function, *args).result()
 
 
 def seconds(value: float | None) -> str:

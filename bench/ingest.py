@@ -44,7 +44,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from tests import servers  # noqa: E402  (needs the repository on the path when run as a script)
+from bench.child import in_child  # noqa: E402  (needs the repository on the path when run as a script)
+from tests import servers  # noqa: E402
 
 TARGET_ROWS_PER_S = {"sqlite": 8_000, "postgres": 15_000}
 TARGET_ABOVE_IDLE_MB = 300
@@ -186,12 +187,6 @@ def run_case(case: dict) -> dict:
         "idle_mb": idle_kib / 1024,
         "above_idle_mb": max(0, memory_kib("VmHWM:") - idle_kib) / 1024,
     }
-
-
-def in_child(function, *args):
-    """A fresh process: its memory figures are its own, not this parent's."""
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        return pool.submit(function, *args).result()
 
 
 def report(database: str, result: dict) -> None:

@@ -29,7 +29,7 @@ import os
 import time
 from typing import Any
 
-from bench.fairness import in_child
+from bench.child import in_child
 from bench.pipeline import DATA, build_rows
 
 CHUNK_ITEMS = 200  # EVALSITE_CHUNK_SIZE's default: a chunk holds this many (interaction, property) items

@@ -60,11 +60,11 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
+
+from bench.child import in_child
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "eval"
@@ -377,11 +377,6 @@ def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]
     result["load"] = {phase: sum(loads) / len(loads) for phase, loads in sampler.loads.items() if loads}
     result["records"] = [json.loads(line) for path in timings.glob("*.jsonl") for line in path.read_text().splitlines()]
     return result
-
-
-def in_child(function: Any, *args: Any) -> Any:
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        return pool.submit(function, *args).result()
 
 
 # --- the command line and the cheap start ---------------------------------------------------------

@@ -17,9 +17,9 @@ import statistics
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
+
+from bench.child import in_child
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 1.0
@@ -106,11 +106,6 @@ def measure(database_url: str, interactions: int, repeat: int) -> dict:
     }
 
 
-def in_child(database_url: str, interactions: int, repeat: int) -> dict:
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        return pool.submit(measure, database_url, interactions, repeat).result()
-
-
 def report(result: dict, interactions: int) -> None:
     timings = result["request_s"]
     verdict = "ok" if max(timings) < TARGET_S else "MISS"
@@ -132,7 +127,9 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        report(in_child(f"sqlite:///{folder}/bench.sqlite3", args.interactions, args.repeat), args.interactions)
+        report(
+            in_child(measure, f"sqlite:///{folder}/bench.sqlite3", args.interactions, args.repeat), args.interactions
+        )
     if args.no_postgres:
         return
     sys.path.insert(0, str(ROOT))
@@ -142,7 +139,7 @@ def main() -> None:
         print("\nPostgreSQL: initdb not found, skipped")
         return
     with servers.postgres_server() as url:
-        report(in_child(url, args.interactions, args.repeat), args.interactions)
+        report(in_child(measure, url, args.interactions, args.repeat), args.interactions)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ import tempfile
 import time
 from contextlib import nullcontext
 
-from bench.data_screen import bench_project, in_child, load_interactions, setup_django
+from bench.child import in_child
+from bench.data_screen import bench_project, load_interactions, setup_django
 
 LAYOUTS = ("with key indexes", "without (as migrated)")
 
