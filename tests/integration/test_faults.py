@@ -9,6 +9,7 @@ durations of issue 15 (4 kills over 30 s, the broker locked 15 s, workers stoppe
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import threading
@@ -32,6 +33,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 FULL = os.environ.get("EVALSITE_FAULT_FULL") == "1"
 ROWS = 500
 CHUNK_SIZE = 10
+# Where a stalled run's whole worker log is kept, beside the browser tests' screenshots.
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 # Seconds the slow property sleeps per chunk: the run lasts long enough for the faults.
 CHUNK_SECONDS = 1.0 if FULL else 0.25
 KILL_EVERY_S = 7.5 if FULL else 2.0
@@ -84,10 +87,18 @@ class Pipeline:
             job.chunks.open().values_list("pk", "kind", "sent_at", "started_at", "worker", "attempts", "last_error")
         )
         beats = list(WorkerHeartbeat.objects.values_list("worker", "queues", "last_seen", "idle_since", "stopped_at"))
+        log = self.fleet.log()
+        # A stall is rare and the log's tail is mostly sweeps: keep the whole log, and quote what the
+        # pool and the watchdog said (a process lost, a task lost, a restart) beside the tail.
+        ARTIFACTS.mkdir(exist_ok=True)
+        saved = ARTIFACTS / f"fault-stall-{self.broker}-job-{job.pk}.log"
+        saved.write_text(log)
+        said = "\n".join(line for line in log.splitlines() if re.search(r"WARNING|ERROR|CRITICAL|exited|[Ll]ost", line))
         raise AssertionError(
             f"{what} not within {timeout:.0f}s: job {job.status} {job.done}+{job.failed}/{job.total} "
             f"({job.notice}; {job.failure})\nopen chunks: {chunks}\nheartbeats: {beats}\n"
-            f"supervisor: {self.fleet.events}\nworkers:\n{self.fleet.log()[-6000:]}"
+            f"supervisor: {self.fleet.events}\nworkers' warnings and errors:\n{said[-6000:]}\n"
+            f"workers (whole log in {saved}):\n{log[-4000:]}"
         )
 
     def finish(self, job: ScoringJob) -> float:
