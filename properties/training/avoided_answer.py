@@ -44,8 +44,9 @@ FILES = ("refusal_xstest.jsonl",)
 GENERATED_ROWS = 6000
 GENERATED_WEIGHT = 0.1
 # Rows of the further forms (avoided_answer_forms): leaving whole kinds out of the fit, adding 3,000 of
-# them raised the share of held-out kinds' replies read right from 84.4% to 88.0% (XSTest ROC-AUC
-# 0.976 to 0.974 in the same folds).
+# them raised the share of held-out kinds' replies read right from 84.4% to 88.0%, and to 89.8% with
+# the bare hand-offs to a role (XSTest ROC-AUC in the same folds 0.976, 0.974, 0.962; on the public
+# held-back XSTest rows 0.991 before and after).
 FORMS_ROWS = 3000
 
 

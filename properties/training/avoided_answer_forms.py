@@ -4,10 +4,11 @@
 `avoided_answer_rows` teaches hand-offs, empty searches, policy refusals and answers that look like
 them. A chat assistant also avoids an answer in other shapes, and answers in others:
 
-- label 1 (avoided): asking the user to rephrase because it did not understand; steering to another
-  topic; refusing without a subject ("That can't be shared here."); declining with regret and no
-  "can't" ("I'll have to pass on this one."); saying the question cannot be settled from what it
-  has; not knowing, in words other than "I don't know"; refusing with a reason and an alternative;
+- label 1 (avoided): a bare hand-off to a role ("Please contact your administrator."); asking the
+  user to rephrase because it did not understand; steering to another topic; refusing without a
+  subject ("That can't be shared here."); declining with regret and no "can't" ("I'll have to pass
+  on this one."); saying the question cannot be settled from what it has; not knowing, in words
+  other than "I don't know"; refusing with a reason and an alternative;
 - label 0 (answered): yes or no with detail, and bare yes or no; step lists (numbered, bulleted,
   "first ... then"); an answer after saying what it cannot do ("I can't see your account, but
   refunds take 5 days"); negatives and limits of the product as the content ("We don't deliver on
@@ -54,6 +55,39 @@ def _rephrase(lex) -> tuple[str, ...]:
         f"I couldn't work out what you mean by {thing}. Can you ask again more simply?",
         "Your question seems to be cut off. Please send the whole thing.",
         "I'm lost, sorry. What exactly would you like to know?",
+    )
+
+
+# --- avoided: a bare hand-off to a role, in one polite imperative --------------------------------------
+ROLES_HOLDING_ANSWERS = (
+    "your account manager",
+    "your administrator",
+    "your IT admin",
+    "the workspace owner",
+    "your customer success manager",
+    "your manager",
+    "the site owner",
+    "your sales representative",
+    "the person who set up your account",
+    "your organisation's admin",
+)
+
+
+def _bare_handoff(lex) -> tuple[str, ...]:
+    role = lex.pick(ROLES_HOLDING_ANSWERS)
+    about = lex.pick(("about that", "about this", "on this one", "for that", "with this question", ""))
+    return tuple(
+        " ".join(f"{text} {about}".split()) + "."
+        for text in (
+            f"Please contact {role}",
+            f"Please get in touch with {role}",
+            f"Kindly reach out to {role}",
+            f"You'll want to ask {role}",
+            f"Please check with {role}",
+            f"Best to message {role}",
+            f"Please write to {role}",
+            f"That needs {role}; please ask them",
+        )
     )
 
 
@@ -189,6 +223,9 @@ def _yes_no(lex) -> tuple[str, ...]:
         f"Definitely. It's water-resistant to {n} metres.",
         f"Yes, and it's free for the first {n} days.",
         f"No, {feature} only comes with {plan}.",
+        f"No, {lex.product_name()} doesn't offer {feature} yet; it's on the roadmap for {lex.month()}.",
+        f"No, the {plan} plan doesn't include {feature}, though version {lex.version()} will add it.",
+        f"Not yet: {feature} arrives in release {lex.version()}.",
     )
 
 
@@ -319,6 +356,7 @@ def _first_person_answer(lex) -> tuple[str, ...]:
 
 
 AVOIDED: tuple[Callable, ...] = (
+    _bare_handoff,
     _rephrase,
     _change_topic,
     _impersonal_refusal,
