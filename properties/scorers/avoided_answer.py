@@ -50,31 +50,44 @@ REFUSAL_PATTERNS = (
     r"(?:cannot|can't|unable to) (?:fulfil|fulfill|comply with|assist with) (?:this|that|your)",
     r"instead,? (?:i|you|let's)",
 )
-_REFUSAL = re.compile(r"\b(?:" + "|".join(REFUSAL_PATTERNS) + r")", re.IGNORECASE)
+
+
+def _any_spacing(pattern: str) -> str:
+    """The pattern with each space matching any run of whitespace: doubled spaces or a line break
+    inside a phrase do not hide it."""
+    return pattern.replace(" ", r"\s+")
+
+
+_REFUSAL = re.compile(r"\b(?:" + "|".join(_any_spacing(pattern) for pattern in REFUSAL_PATTERNS) + r")", re.IGNORECASE)
 # First-person sentences that say the assistant cannot, will not or does not know: what a user
 # reads as "it did not answer".
 AVOIDANCE = re.compile(
-    r"\b(?:i\s*(?:'m|’m|am)?\s*(?:can\s*['’]?t|cannot|can not|won['’]?t|will not|unable to|not able to|"
-    r"not allowed to|not permitted to|must decline|have to decline|decline to|refuse to)\b"
-    r"(?!\s+(?:stress|wait|emphasi[sz]e|believe|thank you|recommend it enough|agree more))"
-    r"|i\s+(?:don['’]?t|do not|didn['’]?t|did not)\s+(?:know|have (?:access|any|enough|the|information|data|that)|"
-    r"see (?:any|that)|find)\b"
-    r"|i\s+(?:couldn['’]?t|could not|wasn['’]?t able to|was not able to|was unable to)\s+"
-    r"(?:find|locate|determine|answer|access|see|tell)\b"
-    r"|i\s*(?:'m|’m|am)\s+not\s+(?:sure|certain|aware)\b"
-    r"|i\s+have\s+no\s+(?:way|access|information|data|means|idea)\b"
-    r"|as an ai\b[^.!?]*\b(?:can\s*['’]?t|cannot|unable|don['’]?t|do not|not able|won['’]?t)\b"
-    r"|(?:that|this)(?:['’]s| is) (?:outside|beyond|not something)\b"
-    r"|\bthe (?:documents?|context|sources?|information I have) (?:do(?:es)?n['’]?t|do(?:es)? not) "
-    r"(?:say|mention|contain|include|cover)\b)",
+    _any_spacing(
+        r"\b(?:i\s*(?:'m|’m|am)?\s*(?:can\s*['’]?t|cannot|can not|won['’]?t|will not|unable to|not able to|"
+        r"not allowed to|not permitted to|must decline|have to decline|decline to|refuse to)\b"
+        r"(?!\s+(?:stress|wait|emphasi[sz]e|believe|thank you|recommend it enough|agree more))"
+        r"|i\s+(?:don['’]?t|do not|didn['’]?t|did not)\s+(?:know|have (?:access|any|enough|the|information|data|that)|"
+        r"see (?:any|that)|find)\b"
+        r"|i\s+(?:couldn['’]?t|could not|wasn['’]?t able to|was not able to|was unable to)\s+"
+        r"(?:find|locate|determine|answer|access|see|tell)\b"
+        r"|i\s*(?:'m|’m|am)\s+not\s+(?:sure|certain|aware)\b"
+        r"|i\s+have\s+no\s+(?:way|access|information|data|means|idea)\b"
+        r"|as an ai\b[^.!?]*\b(?:can\s*['’]?t|cannot|unable|don['’]?t|do not|not able|won['’]?t)\b"
+        r"|(?:that|this)(?:['’]s| is) (?:outside|beyond|not something)\b"
+        r"|\bthe (?:documents?|context|sources?|information I have) (?:do(?:es)?n['’]?t|do(?:es)? not) "
+        r"(?:say|mention|contain|include|cover)\b)"
+    ),
     re.IGNORECASE,
 )
 # Sentences that only point elsewhere ("a licensed advisor can help you with that"): not an answer.
 REDIRECT = re.compile(
-    r"\b(?:consult|contact|reach out to|speak (?:to|with)|talk to|check with|refer to|ask (?:a|an|your)|"
-    r"(?:can|could|will) help you with (?:that|this))\b",
+    _any_spacing(
+        r"\b(?:consult|contact|reach out to|speak (?:to|with)|talk to|check with|refer to|ask (?:a|an|your)|"
+        r"(?:can|could|will) help you with (?:that|this))\b"
+    ),
     re.IGNORECASE,
 )
+_BUT = re.compile(r"\s+but\s+", re.IGNORECASE)
 # The value when avoidance sentences are all the output says (scaled down by the share of the rest).
 AVOIDED_FLOOR = 0.9
 # Refusals come first: the opening sentences are embedded apart from the whole output.
@@ -151,8 +164,10 @@ def avoidance_share(text: str, bounds: list[tuple[int, int]], avoiding: list[tup
 
 
 def _answers_after_but(sentence: str) -> bool:
-    _, but, rest = sentence.partition(" but ")
-    return bool(but) and len(rest.split()) >= 3 and not AVOIDANCE.search(rest) and not REDIRECT.search(rest)
+    # In any case and spacing: "I'M NOT SURE, BUT IT IS 42" hedges as much as the lower-case sentence.
+    _, *after = _BUT.split(sentence, maxsplit=1)
+    rest = after[0] if after else ""
+    return bool(after) and len(rest.split()) >= 3 and not AVOIDANCE.search(rest) and not REDIRECT.search(rest)
 
 
 @builtin

@@ -805,10 +805,18 @@ def _wrap(lex, text: str, avoided: bool) -> str:
     return " ".join([*before, text, *after])
 
 
-def generate(count: int, seed: int = SEED) -> list[dict]:
-    """`count` distinct rows {output, label, template}: label 1 avoided the answer, 0 answered."""
+def generate(
+    count: int,
+    seed: int = SEED,
+    avoided_kinds: tuple[Callable, ...] = AVOIDED,
+    answered_kinds: tuple[Callable, ...] = ANSWERED,
+    weights: dict[Callable, int] | None = None,
+) -> list[dict]:
+    """`count` distinct rows {output, label, template}: label 1 avoided the answer, 0 answered. The
+    kinds default to this module's; another module passes its own (and their `weights`)."""
     from bench.generated.lexicon import Lexicon  # Faker: a development dependency, for training only
 
+    weights = WEIGHTS if weights is None else weights
     rng = random.Random(seed)
     rows: list[dict] = []
     seen: set[str] = set()
@@ -817,8 +825,8 @@ def generate(count: int, seed: int = SEED) -> list[dict]:
         attempts += 1
         lex = Lexicon(rng.getrandbits(48))
         avoided = lex.chance(AVOIDED_SHARE)
-        kinds = AVOIDED if avoided else ANSWERED
-        kind = lex.random.choices(kinds, weights=[WEIGHTS[k] for k in kinds])[0]
+        kinds = avoided_kinds if avoided else answered_kinds
+        kind = lex.random.choices(kinds, weights=[weights[k] for k in kinds])[0]
         phrasings = kind(lex)
         index = lex.random.randrange(len(phrasings))
         template = f"{kind.__name__.lstrip('_')}/{index}"

@@ -8,8 +8,15 @@ import pytest
 
 from properties.scorers.avoided_answer import SHORT_WORDS, feature_names, opening, shortness
 from properties.scorers.runtime.heads import default_head_path, load_head
-from properties.training import avoided_answer_rows
-from properties.training.avoided_answer import GENERATED_ROWS, GENERATED_WEIGHT, generated_rows, rows_sha
+from properties.training import avoided_answer_forms, avoided_answer_rows
+from properties.training.avoided_answer import (
+    FORMS_ROWS,
+    GENERATED_ROWS,
+    GENERATED_WEIGHT,
+    generated_kinds,
+    generated_rows,
+    rows_sha,
+)
 
 # Written for this test, apart from the templates of the rows and of the behaviour suites.
 AVOIDED = [
@@ -36,6 +43,17 @@ def test_rows_are_the_same_on_every_run_and_cover_both_sides() -> None:
     assert kinds == named
 
 
+def test_further_forms_are_the_same_on_every_run_and_apart_from_the_first_rows() -> None:
+    first, again = avoided_answer_forms.generate(300), avoided_answer_forms.generate(300)
+    assert first == again
+    assert {row["label"] for row in first} == {0, 1}
+    kinds = {row["template"].split("/")[0] for row in avoided_answer_forms.generate(2000)}
+    assert kinds == {kind.__name__.lstrip("_") for kind in avoided_answer_forms.AVOIDED + avoided_answer_forms.ANSWERED}
+    assert not kinds & {
+        kind.__name__.lstrip("_") for kind in avoided_answer_rows.AVOIDED + avoided_answer_rows.ANSWERED
+    }
+
+
 def test_the_packaged_head_records_what_it_was_trained_on() -> None:
     head = load_head(default_head_path("avoided_answer"))
     generated = head.meta["generated"]
@@ -47,6 +65,14 @@ def test_the_packaged_head_records_what_it_was_trained_on() -> None:
     )
     texts, labels = generated_rows()
     assert generated["sha"] == rows_sha(texts, labels)
+    forms = head.meta["generated_forms"]
+    assert (forms["module"], forms["rows"], forms["seed"]) == (
+        "properties.training.avoided_answer_forms",
+        FORMS_ROWS,
+        avoided_answer_forms.SEED,
+    )
+    made = generated_kinds()[1]
+    assert forms["sha"] == rows_sha([row["output"] for row in made], [row["label"] for row in made])
     assert head.meta["features"] == feature_names(384)
     assert len(head.coef) == len(feature_names(384))
     assert json.dumps(head.meta)  # a plain record
@@ -74,6 +100,20 @@ def test_answers_that_look_like_avoidance(avoided_answer, text: str) -> None:
     assert score.value < 0.5
     # One span, the output read as a whole, with the value: under the threshold, so shown as answered.
     assert [(span.start, span.score) for span in score.spans] == [(0, score.value)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm not sure, but the Pro plan allows 40 projects.",
+        "I'm afraid I don't know anything about the renewal date.",
+        "I can't see your account from here. In general, refunds take 5 days to appear.",
+    ],
+)
+def test_case_and_spacing_do_not_move_the_value(avoided_answer, text: str) -> None:
+    variants = [text, text.upper(), text.lower(), text.replace(" ", "  "), text.replace(". ", ".\n")]
+    values = [score.value for score in avoided_answer.run_batch(variants)]
+    assert max(values) - min(values) <= 0.05, values
 
 
 def test_evidence_is_on_the_side_of_the_value(avoided_answer) -> None:
