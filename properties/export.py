@@ -211,19 +211,6 @@ class PageReader:
                         found[row[0]] = (*found[row[0]], *row[1:])
         return [found[pk] for pk in ids if pk in found]
 
-    def lines(self, ids: list[int], line_sql: str) -> dict[int, str | None]:
-        """The page's CSV lines by id, written by PostgreSQL (`line_sql` on the first query's columns
-        `p`); None where Python writes the row."""
-        sql, params, _, _ = self._compile(0, ids)
-        with transaction.atomic(), connection.cursor() as cursor:
-            # jit as in rows(); the shortest float text that reads back the same, which _sql_float
-            # turns into Python's repr (the default, set in case a server changed it).
-            cursor.execute("SET LOCAL jit = off; SET LOCAL extra_float_digits = 1")
-            # OFFSET 0 keeps the page query a subquery: flattened, each of its columns' expressions
-            # was computed again wherever the line reads it (5 times slower).
-            cursor.execute(f"SELECT p.pk, {line_sql} FROM ({sql} OFFSET 0) AS p", [*params, *ids])
-            return dict(cursor.fetchall())
-
     def _compile(self, number: int, ids: list[int]) -> tuple[str, list, Any, dict]:
         key = (number, len(ids))
         if key not in self._compiled:
@@ -235,172 +222,6 @@ class PageReader:
             converters = compiler.get_converters([column for column, _, _ in compiler.select])
             self._compiled[key] = (sql, list(params[: len(params) - len(ids)]), compiler, converters)
         return self._compiled[key]
-
-
-# --- CSV lines written by PostgreSQL -----------------------------------------------------------
-# On PostgreSQL the database writes each row's CSV line itself, byte for byte what csv_stream writes
-# from run_csv_rows' cells: the worker then only passes text on (Python's cells, formula check and
-# csv writer took ~60 us a row, most of the worker's time). Where a row holds what the SQL below
-# does not reproduce exactly (a float in [1e15, 1e16), which PostgreSQL writes with an exponent and
-# Python without; JSON text outside printable ASCII or with a decimal number, which json.dumps
-# rewrites; spans or details of unusual shapes), its line is NULL and Python writes that row as
-# before. tests/unit/screen/test_export_output.py compares both writers on hostile rows.
-
-_LEADS_SQL = "('=', '+', '-', '@', E'\\t', E'\\r')"
-_TEXT_FIELDS = [name for name in FIELDS if name not in _TIMES and name not in _AS_TEXT]
-
-
-def _sql_cell(text: str, null: str = "''") -> str:
-    """A text cell as csv_stream writes it (formula neutralised, quoted where needed); `null` for NULL
-    (NULL itself where NULL means that Python writes the row)."""
-    plain = f"(CASE WHEN left({text}, 1) IN {_LEADS_SQL} THEN '''' || {text} ELSE {text} END)"
-    quoted = f"""'"' || replace({plain}, '"', '""') || '"'"""
-    return f"""COALESCE(CASE WHEN {text} ~ E'[,"\\r\\n]' THEN {quoted} ELSE {plain} END, {null})"""
-
-
-def _sql_float(number: str) -> str:
-    """A float8 as Python's repr writes it, '' for NULL; NULL (Python writes the row) in [1e15, 1e16)."""
-    return (
-        f"CASE WHEN {number} IS NULL THEN '' WHEN {number} = 'NaN' THEN 'nan' WHEN {number} = 'Infinity' THEN 'inf'"
-        f" WHEN {number} = '-Infinity' THEN '-inf' WHEN abs({number}) >= 1e15 AND abs({number}) < 1e16 THEN NULL"
-        f" WHEN {number}::text ~ '[.e]' THEN {number}::text ELSE {number}::text || '.0' END"
-    )
-
-
-def _sql_json_value(value: str) -> str:
-    """A jsonb value as json.dumps(json.loads(its text)) writes it, 'null' where absent; NULL for an
-    object or array (compact separators)."""
-    return (
-        f"CASE WHEN {value} IS NULL THEN 'null' WHEN jsonb_typeof({value}) IN ('string', 'boolean', 'null')"
-        f" THEN {value}::text WHEN jsonb_typeof({value}) = 'number' THEN CASE WHEN {value}::text ~ '^-?[0-9]+$'"
-        f" THEN {value}::text ELSE {_sql_float(f'({value})::text::float8')} END END"
-    )
-
-
-def _sql_json_cell(text: str) -> str:
-    """A JSON field's text as _json_cell writes it: jsonb's text is json.dumps' where it is printable
-    ASCII (json.dumps escapes the rest) and has no decimal number (json.dumps rewrites 1.50 as 1.5)."""
-    plain = f"{text} ~ '^[ -~]*$' AND {text} !~ '[0-9]\\.'"
-    return f"CASE WHEN {text} IN ('[]', '{{}}') THEN {text} WHEN {plain} THEN {_sql_cell(text)} END"
-
-
-def _sql_time(moment: str) -> str:
-    """A timestamp as datetime.isoformat() writes it in UTC, '' for NULL."""
-    utc = f"({moment} AT TIME ZONE 'UTC')"
-    fraction = f"CASE WHEN {utc} <> date_trunc('second', {utc}) THEN to_char({utc}, '.US') ELSE '' END"
-    seconds = f"""to_char({utc}, 'YYYY-MM-DD"T"HH24:MI:SS')"""
-    return f"CASE WHEN {moment} IS NULL THEN '' ELSE {seconds} || {fraction} || '+00:00' END"
-
-
-def _sql_reason(details: str) -> str:
-    """criteria.reason_in of the details' text, NULL where it is not a plain string or absent."""
-    reason = f"({details})::jsonb -> 'not_applicable'"
-    default = "'the property does not apply here'"
-    return (
-        f"CASE WHEN ({details})::jsonb IN ('null', '[]') THEN {default}"
-        f" WHEN jsonb_typeof(({details})::jsonb) <> 'object' THEN NULL"
-        f" WHEN {reason} IS NULL OR {reason} IN ('null', 'false', '\"\"') THEN {default}"
-        f" WHEN jsonb_typeof({reason}) = 'string' THEN ({details})::jsonb ->> 'not_applicable' END"
-    )
-
-
-def _sql_span_text() -> str:
-    """The text a span marks (_evidence's `marked`) from its field's text `k.t` (length `k.l`) and its
-    start and end `k.a` and `k.b` (NULL unless integers), with Python's slicing; NULL where Python's
-    reading is not reproduced (`k.odd`)."""
-    # Python's slice bounds: a negative index counts from the end; both are clamped to the text.
-    bound = "CASE WHEN k.{0} < 0 THEN greatest(k.l + k.{0}, 0) ELSE least(k.{0}, k.l) END"
-    start, end = bound.format("a"), bound.format("b")
-    return (
-        "CASE WHEN k.t IS NULL OR k.odd THEN NULL WHEN k.a IS NULL OR k.b IS NULL THEN ''"
-        f" ELSE substr(k.t, {start} + 1, greatest({end} - {start}, 0)) END"
-    )
-
-
-def _sql_span_bounds() -> str:
-    """A span's start and end as integers (NULL where not integers: Python marks no text), and `odd`
-    where Python reads them otherwise (a boolean is an integer to Python; a long one is not read here)."""
-    integer = "jsonb_typeof(e.span -> '{0}') = 'number' AND (e.span -> '{0}')::text ~ '^-?[0-9]{{1,9}}$'"
-    bounds = [
-        f"CASE WHEN {integer.format(key)} THEN (e.span -> '{key}')::text::int END AS {name}"
-        for key, name in (("start", "a"), ("end", "b"))
-    ]
-    odd = " OR ".join(
-        f"jsonb_typeof(e.span -> '{key}') = 'boolean' OR (e.span -> '{key}')::text ~ '^-?[0-9]{{10,}}$'"
-        for key in ("start", "end")
-    )
-    return ", ".join(bounds) + f", {odd} AS odd"
-
-
-def _sql_field_text() -> str:
-    """The text of the span's field `n0.name` (_field_text); NULL where Python's reading is not reproduced."""
-    fields = " ".join(f"WHEN '{name}' THEN p.{name}" for name in _TEXT_FIELDS)
-    document = "(p.information_retrieval_text::jsonb -> substring(n0.name FROM 23 FOR length(n0.name) - 23)::int)"
-    keys = " ".join(
-        f"WHEN jsonb_typeof({document} -> '{key}') = 'string' THEN {document} ->> '{key}'"
-        for key in ("content", "text", "page_content")
-    )
-    document_text = (
-        f"CASE WHEN jsonb_typeof(p.information_retrieval_text::jsonb) <> 'array' THEN NULL"
-        f" WHEN {document} IS NULL THEN '' WHEN jsonb_typeof({document}) = 'string' THEN {document} #>> '{{}}'"
-        f" WHEN jsonb_typeof({document}) = 'object' THEN CASE {keys} END END"
-    )
-    return (
-        f"CASE WHEN n0.name ~ '^information_retrieval\\[[0-9]{{1,6}}\\]$' THEN {document_text}"
-        f" WHEN n0.name LIKE 'information\\_retrieval[%%]' THEN NULL ELSE CASE n0.name {fields} ELSE '' END END"
-    )
-
-
-def _sql_evidence(spans: str) -> str:
-    """The evidence cell (_evidence as compact JSON, quoted), '' where there is none."""
-    name = (
-        "CASE WHEN e.span -> 'field' IS NULL OR e.span -> 'field' IN ('null', 'false', '\"\"') THEN 'output'"
-        " WHEN jsonb_typeof(e.span -> 'field') = 'string' THEN e.span ->> 'field' END"
-    )
-    piece = (
-        "CASE WHEN jsonb_typeof(e.span) = 'object' THEN '{\"field\":' || to_json(k.name)::text"
-        f" || ',\"text\":' || to_json(({_sql_span_text()}))::text"
-        + "".join(
-            f" || ',\"{key}\":' || ({_sql_json_value(f'(e.span -> {chr(39)}{key}{chr(39)})')})"
-            for key in ("label", "score", "note")
-        )
-        + " || '}' END"
-    )
-    pieces = (
-        f"SELECT e.o, {piece} AS piece FROM jsonb_array_elements(({spans})::jsonb) WITH ORDINALITY AS e(span, o)"
-        f" CROSS JOIN LATERAL (SELECT n.name, n.t, length(n.t) AS l, {_sql_span_bounds()} FROM"
-        f" (SELECT n0.name, ({_sql_field_text()}) AS t FROM (SELECT {name} AS name) AS n0 OFFSET 0) AS n OFFSET 0) AS k"
-    )
-    # (OFFSET 0: each layer is computed once, where flattened its expressions were computed again at
-    # every use, which took a third of the evidence's time.)
-    # string_agg skips NULLs: a span Python must write makes the whole cell NULL.
-    evidence = (
-        "(SELECT CASE WHEN count(*) = count(piece) THEN"
-        " '\"[' || replace(string_agg(piece, ',' ORDER BY o), '\"', '\"\"')"
-        f" || ']\"' END FROM ({pieces}) AS pieces)"
-    )
-    kind = f"jsonb_typeof(({spans})::jsonb)"
-    return (
-        f"CASE WHEN {spans} IS NULL OR {kind} = 'null' THEN '' WHEN {kind} <> 'array' THEN NULL"
-        f" WHEN jsonb_array_length(({spans})::jsonb) = 0 THEN '' ELSE {evidence} END"
-    )
-
-
-def _sql_line(count: int) -> str:
-    """A row's CSV line (csv_stream's bytes for run_csv_rows' cells) from the page query's columns `p`."""
-    cells = []
-    for name in FIELDS:
-        column = f"p.{_AS_TEXT.get(name, name)}"
-        cells.append(
-            _sql_json_cell(column) if name in _AS_TEXT else _sql_time(column) if name in _TIMES else _sql_cell(column)
-        )
-    for number in range(count):
-        text, value, verdict, spans, details = (f"p.value_{number}_{column}" for column in CSV_COLUMNS)
-        reason = _sql_cell(f"('n/a: ' || ({_sql_reason(details)}))", null="NULL")
-        first = f"CASE WHEN {details} IS NOT NULL THEN {reason} WHEN {text} IS NOT NULL THEN {_sql_cell(text)}"
-        first += f" ELSE {_sql_float(value)} END"
-        cells += [first, f"COALESCE({verdict}, '')", _sql_evidence(spans)]
-    return " || ',' || ".join(f"({cell})" for cell in cells) + " || E'\\r\\n'"
 
 
 def _pivoted_pages(run: Run, query: ScreenQuery | None, addresses: list[str], columns: tuple[str, ...]):
@@ -489,48 +310,30 @@ def _json_cell(text: str) -> str:
     return text if text in _EMPTY_JSON else json.dumps(json.loads(text))
 
 
-def _csv_cells(row: tuple) -> list:
-    """An interaction's cells from its page row: the fields, then per property its value, verdict and
-    evidence (compact JSON)."""
-    cells = list(row[1 : len(FIELD_COLUMNS)])
-    cells[_DOCUMENTS - 1], cells[_METADATA - 1] = _json_cell(row[_DOCUMENTS]), _json_cell(row[_METADATA])
-    for index in _TIME_COLUMNS:
-        cells[index - 1] = row[index] and row[index].isoformat()
-    record = None
-    values = iter(row[len(FIELD_COLUMNS) :])
-    for text, number, verdict, spans, details in zip(values, values, values, values, values, strict=True):
-        compact = None
-        if spans is not None:
-            record = record or _record(row)
-            evidence = _evidence(record, json.loads(spans))
-            compact = json.dumps(evidence, ensure_ascii=False, separators=(",", ":")) if evidence else None
-        if details is not None:
-            text = f"n/a: {criteria.reason_in(_decoded(details, {}))}"
-        cells += (number if text is None else text, verdict, compact)
-    return cells
-
-
-_DOCUMENTS, _METADATA = (FIELD_COLUMNS.index(text) for text in _AS_TEXT.values())
-_TIME_COLUMNS = [FIELD_COLUMNS.index(name) for name in _TIMES]
-
-
-def run_csv_rows(run: Run, query: ScreenQuery | None = None) -> Iterator[list | str]:
-    """A row per interaction; per property its value, verdict and evidence (compact JSON). On
-    PostgreSQL a row comes as its CSV line, written by the database (csv_stream passes it on)."""
+def run_csv_rows(run: Run, query: ScreenQuery | None = None) -> Iterator[list]:
+    """A row per interaction; per property its value, verdict and evidence (compact JSON)."""
     addresses = property_addresses(run, exhaustive=True)
     yield run_csv_header(addresses)
-    reader = PageReader(_pivot_queries(addresses, criteria.criteria_for(run.project, addresses), CSV_COLUMNS))
-    line_sql = _sql_line(len(addresses)) if connection.vendor == "postgresql" and len(reader.queries) == 1 else ""
-    for ids in view_pages(run, query or ScreenQuery()):
-        if not line_sql:
-            yield from map(_csv_cells, reader.rows(ids))
-            continue
-        lines = reader.lines(ids, line_sql)
-        missing = [pk for pk in ids if lines.get(pk, "") is None]
-        python = {row[0]: row for row in reader.rows(missing)} if missing else {}
-        for pk in ids:
-            if (line := lines.get(pk, "")) or pk in python:
-                yield line or _csv_cells(python[pk])
+    documents, metadata = (FIELD_COLUMNS.index(text) for text in _AS_TEXT.values())
+    started, finished = (FIELD_COLUMNS.index(name) for name in _TIMES)
+    for rows in _pivoted_pages(run, query, addresses, CSV_COLUMNS):
+        for row in rows:
+            cells = list(row[1 : len(FIELD_COLUMNS)])
+            cells[documents - 1], cells[metadata - 1] = _json_cell(row[documents]), _json_cell(row[metadata])
+            for index in (started, finished):
+                cells[index - 1] = row[index] and row[index].isoformat()
+            record = None
+            values = iter(row[len(FIELD_COLUMNS) :])
+            for text, number, verdict, spans, details in zip(values, values, values, values, values, strict=True):
+                compact = None
+                if spans is not None:
+                    record = record or _record(row)
+                    evidence = _evidence(record, json.loads(spans))
+                    compact = json.dumps(evidence, ensure_ascii=False, separators=(",", ":")) if evidence else None
+                if details is not None:
+                    text = f"n/a: {criteria.reason_in(_decoded(details, {}))}"
+                cells += (number if text is None else text, verdict, compact)
+            yield cells
 
 
 def _plain(value: PropertyValue | None) -> float | str | None:
@@ -586,18 +389,12 @@ def neutralise_formula(cell: object) -> object:
     return cell
 
 
-def csv_stream(rows: Iterable[list | str]) -> Iterator[str]:
-    """The rows as CSV, in chunks; a row given as text is its line, written already."""
+def csv_stream(rows: Iterable[list]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for row in rows:
-        if type(row) is str:
-            buffer.write(row)
-        else:
-            # neutralise_formula, inline: it is called for every cell of every row.
-            writer.writerow(
-                ["'" + cell if type(cell) is str and cell.startswith(FORMULA_LEADS) else cell for cell in row]
-            )
+        # neutralise_formula, inline: it is called for every cell of every row.
+        writer.writerow(["'" + cell if type(cell) is str and cell.startswith(FORMULA_LEADS) else cell for cell in row])
         if buffer.tell() >= STREAM_CHUNK_CHARS:
             yield buffer.getvalue()
             buffer.seek(0)
