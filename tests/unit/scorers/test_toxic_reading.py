@@ -7,6 +7,7 @@ import pytest
 
 from properties.scorers.text.toxic_reading import (
     TARGET_FEATURES,
+    degrading_clause,
     find_derogation,
     find_threat,
     speaks_to_reader,
@@ -132,3 +133,10 @@ def test_target_features_say_who_a_sentence_is_about_and_whether_it_is_negated()
     assert said["derogation"] == said["names_group"] == 1.0 and said["negated_derogation"] == 0.0
     assert denied["derogation"] == denied["negated_derogation"] == denied["negated_group"] == 1.0
     assert to_reader["to_reader"] == 1.0 and to_reader["names_group"] == 0.0
+
+
+def test_the_degrading_clause_of_a_longer_sentence_is_read_alone() -> None:
+    polite = "Our team in Lagos will handle your ticket, if those lazy Nigerians ever bother to work."
+    assert degrading_clause(polite) == "if those lazy Nigerians ever bother to work."
+    assert degrading_clause("Immigrants are vermin.") is None  # the sentence is the clause
+    assert degrading_clause("Our team in Lagos will handle your ticket.") is None
