@@ -152,3 +152,12 @@ def test_a_local_sequence_classifier_is_run_through_transformers(minilm_folder, 
     assert all(0.0 <= result.value <= 1.0 for result in results)
     assert scorer.predictor().index == 1  # found by its name, "toxic"
     assert scorer.model_id().startswith(f"{folder}@")
+
+
+def test_a_texts_embedding_does_not_depend_on_its_batch(toxicity) -> None:
+    # bge's int8 quantisation is dynamic (one activation scale per pass): one text per pass.
+    encoder = models.packaged_encoder("toxicity")
+    text = "Let me know if you need anything else."
+    alone = encoder._encode_windows([text])[0]
+    beside = encoder._encode_windows([text, "KILL KILL KILL you FUCKING idiot NOW!!"])[0]
+    assert np.array_equal(alone, beside)
