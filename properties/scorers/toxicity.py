@@ -6,11 +6,13 @@ with its score and what it reads as. A sentence is first prepared (`text.toxic_r
 tricks undone, quoted sentences set aside), then read these ways, and the highest reading counts:
 
 - *the kinds head*: a multinomial logistic regression (`python -m properties.training.toxicity`)
-  over the MiniLM embedding, the profanity SVM of alt-profanity-check, and the Jigsaw BiLSTM of
-  toxic-comment-classifier (its six label probabilities and the 50 hidden units they are read
-  from). It tells apart kinds of toxic text (threats, veiled threats, insults, obscene abuse, hate
-  as an emotion, dehumanisation, negative attributes, implicit hate, other hate, offence) from
-  kinds of harmless text that share their words (statements about a group, including hate denied
+  over the bge-small embedding (`models.ENCODER_BY_PROPERTY` says why not MiniLM's), the profanity
+  SVM of alt-profanity-check, the Jigsaw BiLSTM of toxic-comment-classifier (its six label
+  probabilities and the 50 hidden units they are read from), and who the sentence is about
+  (`text.toxic_reading.target_features`: the reader, a group, a negation, the threat and
+  derogation patterns). It tells apart kinds of toxic text (threats, veiled threats, insults,
+  obscene abuse, hate as an emotion, dehumanisation, negative attributes, implicit hate, other
+  hate, offence) from kinds of harmless text that share their words (statements about a group, including hate denied
   or countered; profanity aimed at no one; criticism, violent words in everyday use, blunt replies,
   code). The reading is the probability of the toxic kinds, and the evidence names the likeliest
   ("threatens harm", "degrades a group"). Trained on Davidson (offensive tweets), HateCheck (hate
@@ -21,10 +23,10 @@ tricks undone, quoted sentences set aside), then read these ways, and the highes
   the BiLSTM's `toxic` and `insult` probabilities.
 - A sentence of one or two words is read by the mean of the head and the BiLSTM: neither model is
   sure of so little ("Crap." reads 0.77 to the BiLSTM, "OK then." 0.6 to the head).
-- *a threat of harm* (`THREAT_VALUE`) or *a degraded group* (`DEROGATION_VALUE`): the word patterns
-  of `text.toxic_reading`, kept as they were and not to be grown. The kinds head now does their job
-  for what it has learnt; without them the hand-written suite fell to 45/49, on a wish to hurt
-  people and on a degrading clause at the end of a longer sentence, which the head reads diluted.
+- *a threat of harm* (`THREAT_VALUE`): the word pattern of `text.toxic_reading`, kept as it was
+  and not to be grown. The derogation pattern was a second floor (0.8), which read hate denied
+  ("There is no truth to the idea that migrants are criminals") as hate; it is now a feature the
+  head weighs, and it names what a toxic sentence degrades in the evidence.
 
 Why kinds and not one toxic-or-not head: toxic text is several things, and one linear boundary over
 one embedding cannot hold them all. With one head, adding the generated rows cost HateCheck's
@@ -52,9 +54,12 @@ from properties.scorers.runtime.model_scorer import ClassifierPredictor, HeadPre
 from properties.scorers.runtime.models import sentence_bounds
 from properties.scorers.runtime.toxic_bilstm import HIDDEN, LABELS, ToxicBiLSTM
 from properties.scorers.text.toxic_reading import (
+    TARGET_FEATURES,
+    degrading_clause,
     find_derogation,
     find_threat,
     speaks_to_reader,
+    target_features,
     undo_obfuscation,
     without_quotations,
 )
@@ -65,6 +70,7 @@ EXTRA_FEATURES = (
     "profanity_svm",
     *(f"bilstm_{label}" for label in LABELS),
     *(f"bilstm_hidden_{unit}" for unit in range(HIDDEN)),
+    *TARGET_FEATURES,
 )
 # Where the BiLSTM's probabilities sit among the last len(EXTRA_FEATURES) columns of the features.
 _TOXIC, _INSULT = (EXTRA_FEATURES.index(f"bilstm_{label}") - len(EXTRA_FEATURES) for label in ("toxic", "insult"))
@@ -89,10 +95,10 @@ KIND_NOTES = {
 TO_THE_READER = "rude or insulting to the person it speaks to"
 # Sentences shorter than this are read by the mean of the head and the BiLSTM (see `read_sentence`).
 SHORT_WORDS = 3
-# The word patterns kept beside the head (`text.toxic_reading`), and what they read: a threat is toxic
-# whatever the models say (0.9, not 1: the patterns read words, not intent), and so is a degraded group.
+# The threat pattern kept beside the head (`text.toxic_reading`), and what it reads: a threat is toxic
+# whatever the models say (0.9, not 1: the pattern reads words, not intent). The derogation pattern
+# is one of the head's features instead (`target_features`), and names what a toxic sentence degrades.
 THREAT_VALUE = 0.9
-DEROGATION_VALUE = 0.8
 
 
 def profanity_probabilities(texts: Sequence[str]) -> np.ndarray:
@@ -132,7 +138,8 @@ def prepare(text: str) -> str:
 
 
 def prepared_features(texts: Sequence[str], encoder: models.Encoder) -> np.ndarray:
-    extra = np.hstack([profanity_probabilities(texts)[:, None], bilstm_outputs(texts)])
+    targets = np.array([target_features(text) for text in texts], dtype=np.float64).reshape(len(texts), -1)
+    extra = np.hstack([profanity_probabilities(texts)[:, None], bilstm_outputs(texts), targets])
     return np.hstack([encoder.encode(texts), extra])
 
 
@@ -181,10 +188,11 @@ def read_sentence(text: str, head_value: float, kind: str, toxic: float, insult:
     threat = find_threat(text)
     if threat:
         readings.append(Reading(THREAT_VALUE, f"threatens harm: \u201c{threat.group(0)}\u201d"))
+    best = max(readings, key=lambda reading: reading.value)
     derogation = find_derogation(text)
-    if derogation:
-        readings.append(Reading(DEROGATION_VALUE, f"degrades a group: \u201c{derogation.group(0)}\u201d"))
-    return max(readings, key=lambda reading: reading.value)
+    if derogation and best is readings[0]:
+        best = Reading(best.value, f"degrades a group: \u201c{derogation.group(0)}\u201d")
+    return best
 
 
 class KindsPredictor(HeadPredictor):
@@ -251,14 +259,21 @@ class Toxicity(ModelScorer):
         windowed = models.window_texts(
             [prepare(sentence) for sentence in sentences], predictor.encoder.token_offsets, *self.window
         )
-        features = prepared_features(windowed.texts, predictor.encoder)
+        texts, owners = list(windowed.texts), list(windowed.owner)
+        # The clause that degrades a group is read alone as well: a polite sentence around it
+        # ("Our team will handle your ticket, if those lazy Nigerians ever bother to work.") dilutes it.
+        for text, owner in zip(windowed.texts, windowed.owner, strict=True):
+            if clause := degrading_clause(text):
+                texts.append(clause)
+                owners.append(owner)
+        features = prepared_features(texts, predictor.encoder)
         values, kinds = read_kinds(predictor.head, features)
         per_window = [
             read_sentence(text, float(value), kind, float(row[_TOXIC]), float(row[_INSULT]))
-            for text, value, kind, row in zip(windowed.texts, values, kinds, features, strict=True)
+            for text, value, kind, row in zip(texts, values, kinds, features, strict=True)
         ]
         best: dict[int, Reading] = {}
-        for owner, reading in zip(windowed.owner, per_window, strict=True):
+        for owner, reading in zip(owners, per_window, strict=True):
             if owner not in best or reading.value > best[owner].value:
                 best[owner] = reading
         return [best[index] for index in range(len(sentences))]

@@ -7,7 +7,8 @@ person, insults without swear words, hate about many groups, and harmless texts 
 words). Never evaluation data. Abuse aimed at the reader, which HateCheck labels not hateful, is also
 read beside the head (see properties/scorers/toxicity.py).
 
-Features: `toxicity_features` of each prepared text (spelling tricks undone, quotations set aside).
+Features: `toxicity_features` of each prepared text (spelling tricks undone, quotations set aside):
+the bge-small embedding, the profanity SVM, the BiLSTM, and `target_features` (who the text is about).
 Two fits on the same standardised features, both written to one head file:
 
 - the kinds head, which the scorer reads: multinomial logistic regression over what each row reads

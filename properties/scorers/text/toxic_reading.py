@@ -14,6 +14,13 @@
   lazy Nigerians", "immigrants are vermin"). The embedding head reads a whole sentence, and one
   such clause at the end of a polite one ("Our team in Lagos will handle your ticket, if those
   lazy Nigerians ever bother to work.") moved it from 0.02 to 0.14 only.
+- `target_features(text)`: who a sentence is about and how, as numbers the head weighs beside the
+  embedding (`TARGET_FEATURES`): the reader, a group, a third person; a negation; the two patterns
+  above; and a negation beside each of them. The patterns were once floors (a degraded group read
+  0.8 whatever the head said), which read "There is no truth to the idea that migrants are
+  criminals" as hate; as features the head learns from the training rows how much each counts.
+- `degrading_clause(text)`: the clause of a longer sentence in which the derogation pattern finds a
+  degraded group, for the head to read alone as well, so that a polite sentence does not dilute it.
 """
 
 from __future__ import annotations
@@ -35,6 +42,9 @@ _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u20
 _QUOTATION = re.compile(r'"[^"\n]{1,300}"|(?<![\w\'])\'[^\'\n]{1,300}\'(?![\w\'])|`[^`\n]{1,300}`')
 QUOTATION_MIN_WORDS = 3
 
+# A negation in the sentence: "not", "never", "no one", "isn't" (closed-class words, not a topic).
+_NEGATION = re.compile(r"\b(?:not|never|no|none|nobody|nothing|neither|nor|without|cannot)\b|n't\b", re.IGNORECASE)
+_THIRD_PERSON = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their)\b", re.IGNORECASE)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|yourselves|u|ur|ya|youre|y'all)\b", re.IGNORECASE)
 
 _FIRST_PERSON_WILL = (
@@ -83,6 +93,7 @@ _GROUPS = (
     r"romanians|albanians|jamaicans|haitians|filipinos|koreans|russians|ukrainians|palestinians|israelis|"
     r"latinos|hispanics|kenyans|ghanaians|ethiopians|bangladeshis|americans|germans|brits|frenchmen"
 )
+_GROUP = re.compile(rf"\b(?:{_GROUPS})\b", re.IGNORECASE)
 _DEGRADING = (
     r"lazy|stupid|dumb|dirty|filthy|disgusting|worthless|useless|subhuman|inferior|primitive|savage|smelly|"
     r"vile|evil|violent|thieving|backward|idiotic|brainless|retarded|parasitic|diseased"
@@ -136,6 +147,22 @@ def find_threat(text: str) -> re.Match[str] | None:
     return _THREAT.search(text)
 
 
+# Where a clause ends inside a sentence.
+_CLAUSE_BREAK = re.compile(r"[,;:\u2013\u2014]|\s-\s")
+
+
+def degrading_clause(text: str) -> str | None:
+    """The clause around the derogation pattern's match, if it is shorter than the sentence."""
+    match = find_derogation(text)
+    if match is None:
+        return None
+    breaks = [(found.start(), found.end()) for found in _CLAUSE_BREAK.finditer(text)]
+    start = max((end for begin, end in breaks if end <= match.start()), default=0)
+    stop = min((begin for begin, end in breaks if begin >= match.end()), default=len(text))
+    clause = text[start:stop].strip()
+    return clause if clause != text.strip() else None
+
+
 def find_derogation(text: str) -> re.Match[str] | None:
     """A protected group degraded or dehumanised in `text` (see the module docstring), unless the
     sentence reports the claim ("calling immigrants vermin is wrong")."""
@@ -143,3 +170,27 @@ def find_derogation(text: str) -> re.Match[str] | None:
         if not _REPORTED.search(text[: match.start()]):
             return match
     return None
+
+
+TARGET_FEATURES = (
+    "to_reader",
+    "derogation",
+    "threat",
+    "negation",
+    "names_group",
+    "third_person",
+    "negated_derogation",
+    "negated_group",
+    "negated_threat",
+    "negated_to_reader",
+)
+
+
+def target_features(text: str) -> list[float]:
+    """`TARGET_FEATURES` of a prepared sentence, each 0 or 1."""
+    to_reader, negation = speaks_to_reader(text), _NEGATION.search(text) is not None
+    derogation, threat = find_derogation(text) is not None, find_threat(text) is not None
+    group, third = _GROUP.search(text) is not None, _THIRD_PERSON.search(text) is not None
+    flags = (to_reader, derogation, threat, negation, group, third)
+    flags += (derogation and negation, group and negation, threat and negation, to_reader and negation)
+    return [float(flag) for flag in flags]

@@ -21,13 +21,13 @@ DIGEST = r"@[0-9a-f]{12}"
 
 def test_default_models_load_offline_from_installed_packages(toxicity, pii_risk) -> None:
     # HF_HUB_OFFLINE=1 is set for this folder: the defaults need no hub.
-    assert re.fullmatch(rf"all-MiniLM-L6-v2-int8{DIGEST}\+toxicity-head{DIGEST}", toxicity.model_id())
+    assert re.fullmatch(rf"bge-small-en-v1.5-int8{DIGEST}\+toxicity-head{DIGEST}", toxicity.model_id())
     assert re.fullmatch(rf"arcjet-rampart-pii-q4{DIGEST}", pii_risk.model_id())
 
 
 def test_models_are_loaded_once_per_process(toxicity) -> None:
     assert Toxicity().predictor() is toxicity.predictor()
-    assert models.packaged_encoder("fluency") is models.packaged_encoder("toxicity")
+    assert models.packaged_encoder("fluency") is models.packaged_encoder("formality")
 
 
 def test_a_load_freezes_what_it_made_out_of_the_collectors_reach(monkeypatch) -> None:
@@ -152,3 +152,12 @@ def test_a_local_sequence_classifier_is_run_through_transformers(minilm_folder, 
     assert all(0.0 <= result.value <= 1.0 for result in results)
     assert scorer.predictor().index == 1  # found by its name, "toxic"
     assert scorer.model_id().startswith(f"{folder}@")
+
+
+def test_a_texts_embedding_does_not_depend_on_its_batch(toxicity) -> None:
+    # bge's int8 quantisation is dynamic (one activation scale per pass): one text per pass.
+    encoder = models.packaged_encoder("toxicity")
+    text = "Let me know if you need anything else."
+    alone = encoder._encode_windows([text])[0]
+    beside = encoder._encode_windows([text, "KILL KILL KILL you FUCKING idiot NOW!!"])[0]
+    assert np.array_equal(alone, beside)

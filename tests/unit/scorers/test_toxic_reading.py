@@ -6,9 +6,12 @@ from __future__ import annotations
 import pytest
 
 from properties.scorers.text.toxic_reading import (
+    TARGET_FEATURES,
+    degrading_clause,
     find_derogation,
     find_threat,
     speaks_to_reader,
+    target_features,
     undo_obfuscation,
     without_quotations,
 )
@@ -119,3 +122,21 @@ def test_a_degraded_group_is_found(text: str, found: str) -> None:
 )
 def test_groups_named_without_degrading_them_are_not_derogation(harmless: str) -> None:
     assert find_derogation(harmless) is None
+
+
+def test_target_features_say_who_a_sentence_is_about_and_whether_it_is_negated() -> None:
+    said = dict(zip(TARGET_FEATURES, target_features("Migrants are criminals."), strict=True))
+    denied = dict(
+        zip(TARGET_FEATURES, target_features("There is no truth to the idea that migrants are criminals."), strict=True)
+    )
+    to_reader = dict(zip(TARGET_FEATURES, target_features("You are an embarrassment."), strict=True))
+    assert said["derogation"] == said["names_group"] == 1.0 and said["negated_derogation"] == 0.0
+    assert denied["derogation"] == denied["negated_derogation"] == denied["negated_group"] == 1.0
+    assert to_reader["to_reader"] == 1.0 and to_reader["names_group"] == 0.0
+
+
+def test_the_degrading_clause_of_a_longer_sentence_is_read_alone() -> None:
+    polite = "Our team in Lagos will handle your ticket, if those lazy Nigerians ever bother to work."
+    assert degrading_clause(polite) == "if those lazy Nigerians ever bother to work."
+    assert degrading_clause("Immigrants are vermin.") is None  # the sentence is the clause
+    assert degrading_clause("Our team in Lagos will handle your ticket.") is None
