@@ -2,17 +2,18 @@
 respond to the question), for chat answers as well as passages.
 
 Model: the packaged ms-marco MiniLM-L-12 cross-encoder (`cross_encoder.py`). A passage (more than
-`SHORT_ANSWER_WORDS` words) is scored whole and sentence by sentence, the best through a logistic map
-(`passage`). A short answer is read several ways, with the packaged MiniLM sentence encoder, weighed by
-a small trained head (`relevance_features.py` says what
-it reads and why). No single reading fits every form of answer: the cross-encoder's logit of
-(question, answer) is high for an answer that restates its question and low for a chat answer that
-does not ("$29 a month.", "Yes, on the Pro plan.", a list of steps, a line of code); such an answer
-means the question plus the answer, so the logit of (question, question + answer) against that of
-(question, question) alone says how much it adds; the best sentence finds the part of a padded reply
-that answers; the encoder's cosine and the words it shares with the question say whether it is about
-the question's subject; the answer's form says which reading to trust. An answer to another question
-about the same product adds nothing, and scores low.
+`SHORT_ANSWER_WORDS` words) is scored whole and sentence by sentence, the best through a logistic
+map (`passage`, fitted on chat answers: users' prompts with chat models' answers, and generated
+ones). A short answer is read several ways, with the packaged MiniLM sentence encoder, weighed by a
+small trained head (`relevance_features.py` says what it reads and why). No single reading fits
+every form of answer: the cross-encoder's logit of (question, answer) is high for an answer that
+restates its question and low for a chat answer that does not ("$29 a month.", "Yes, on the Pro
+plan.", a list of steps, a line of code); such an answer means the question plus the answer, so the
+logit of (question, question + answer) against that of (question, question) alone says how much it
+adds; the best sentence finds the part of a padded reply that answers; the encoder's cosine and the
+words it shares with the question say whether it is about the question's subject; the answer's form
+says which reading to trust. An answer to another question about the same product adds nothing, and
+scores low.
 
 The head is fitted by `python -m properties.training.relevance` (artifact `artifacts/relevance.json`,
 key `head`) on the QNLI training file and on generated question-answer pairs of three generators
@@ -154,7 +155,8 @@ class Relevance(Scorer):
     # 3: the span that sets the value is shown on either side of the threshold, with the value.
     # 4: passages calibrated on chat answers as well as QNLI; "Jan Novak does." leans on its question.
     # 5: one head over several readings and the answer's form, trained on answers of many forms.
-    version = "5"
+    # 6: passages calibrated on chat answers only (users' prompts with models' answers, generated ones).
+    version = "6"
     threshold = 0.5
 
     @staticmethod

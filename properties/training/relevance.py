@@ -16,9 +16,15 @@ about the same subject. Never evaluation data. Fits:
   one after another) is scored on that fifth: the `check` figures, which chose the head's size.
 - `sentence` (the top-level slope and intercept): p = sigmoid(slope * logit + intercept) on the QNLI
   rows' logits (best window): an encyclopedic sentence (a self-contained short answer read alone).
-- `passage`: the same map for an output longer than `SHORT_ANSWER_WORDS`, on the logits of the QNLI
-  rows and of the generated answers of that length: chat answers, which rarely restate the
-  question, as well as encyclopedic sentences.
+- `passage`: the same map for an output longer than `SHORT_ANSWER_WORDS`, on users' chat answers, not
+  on QNLI's encyclopedic sentences (which restate their question, and put the map's 0.5 at a logit
+  that long chat answers which do address the question fall under): the generated answers of that
+  length, and users' prompts from `refusal_xstest.jsonl` with chat models' own answers that comply
+  (`answered_pairs`). The logit is the best of the whole output's windows and of its sentences, as
+  the property reads a passage. Chosen by 5-fold cross-validation on these rows (folds by prompt):
+  balanced accuracy at 0.5 on XSTest's pairs 0.984 and on the generated chat answers 0.660, against
+  0.985 and 0.631 for the map fitted on QNLI and the generated answers (QNLI's long rows: 0.734
+  against 0.791).
 - `chunk`: Retrieval Relevance and Context Relevancy judge chunks of documents, where the answering
   sentence sits among others and the cross-encoder's logit for it is lower. This fit is made on
   chunk-sized passages built from the QNLI rows only: each row's sentence between two sentences of
@@ -45,6 +51,8 @@ from properties.training import relevance_chat_rows, relevance_form_rows, releva
 from properties.training.common import DEFAULT_DATA, SEED, file_sha, read_rows
 
 FILE = "relevance_qnli.jsonl"
+# Users' prompts with chat models' answers (XSTest): the passage map's chat answers.
+CHAT_FILE = "refusal_xstest.jsonl"
 CHUNK_SEED = 0
 GENERATED_ROWS = 2000
 CHAT_ROWS = 2000
@@ -81,6 +89,22 @@ def chunk_passages(rows: list[dict], seed: int = CHUNK_SEED) -> list[str]:
         rng.shuffle(parts)
         chunks.append(" ".join(parts))
     return chunks
+
+
+def answered_pairs(rows: list[dict], seed: int = SEED) -> list[dict]:
+    """Each prompt with a model's answer that complies (XSTest's label 0) as label 1, and with an
+    answer to another prompt as label 0, drawn with a fixed seed. Refusals are left out: whether a
+    refusal addresses its prompt is Avoided Answer's question, not this map's."""
+    rng = random.Random(seed)
+    answered = [row for row in rows if int(row["label"]) == 0]
+    pairs = []
+    for row in answered:
+        other = answered[rng.randrange(len(answered))]
+        while other["input"] == row["input"]:
+            other = answered[rng.randrange(len(answered))]
+        pairs.append({"input": row["input"], "output": row["output"].strip(), "label": 1})
+        pairs.append({"input": row["input"], "output": other["output"].strip(), "label": 0})
+    return pairs
 
 
 def check_split(sizes: Sequence[int]) -> np.ndarray:
@@ -131,20 +155,30 @@ def main(argv: Sequence[str] | None = None) -> None:
     ]
     rows = [row for source in sources for row in source]
     model, encoder = cross_encoder.packaged_reranker("relevance"), models.packaged_encoder("relevance")
-    questions, answers = [row["input"] for row in rows], [row["output"] for row in rows]
-    features = relevance_features.features(
-        relevance_features.read(model, encoder, questions, answers), questions, answers
-    )
+
+    def read(rows: list[dict]) -> np.ndarray:
+        questions, answers = [row["input"] for row in rows], [row["output"] for row in rows]
+        return relevance_features.features(
+            relevance_features.read(model, encoder, questions, answers), questions, answers
+        )
+
+    # The chat pairs feed the passage map only, read apart: the batches of length the head's rows are
+    # read in, and so the head, stay as they were without them.
+    chat = answered_pairs(read_rows(args.data / CHAT_FILE))
+    features, chat_features = read(rows), read(chat)
     labels = np.array([int(row["label"]) for row in rows])
     check = score_check(features, labels, check_split([len(source) for source in sources]))
     head = fit_head(features, labels)
     answer_logits = features[: len(qnli), relevance_features.FEATURES.index("answer_logit")]
     slope, intercept = fit(answer_logits, labels[: len(qnli)])
-    # Passages: QNLI's sentences and the generated answers the property reads as passages. Generated
-    # short answers are the head's: some of their negatives read alone like positives.
-    passages = np.array([k < len(qnli) or not is_short_answer(answers[k]) for k in range(len(rows))])
-    all_logits = features[:, relevance_features.FEATURES.index("answer_logit")]
-    passage_slope, passage_intercept = fit(all_logits[passages], labels[passages])
+    # Passages: the chat answers the property reads as passages (generated and XSTest's), on the
+    # logit the property reads: the best of the windows and the sentences.
+    passage_rows = [*rows[len(qnli) :], *chat]
+    passages = np.array([not is_short_answer(row["output"]) for row in passage_rows])
+    columns = [relevance_features.FEATURES.index(name) for name in ("answer_logit", "best_sentence_logit")]
+    best = np.concatenate([features[len(qnli) :], chat_features])[:, columns].max(axis=1)
+    passage_labels = np.array([int(row["label"]) for row in passage_rows])
+    passage_slope, passage_intercept = fit(best[passages], passage_labels[passages])
     chunk_logits, _, _ = model.best_windows([row["input"] for row in qnli], chunk_passages(qnli))
     chunk_slope, chunk_intercept = fit(chunk_logits, labels[: len(qnli)])
     record = {
@@ -161,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         },
         "chunk": {"slope": round(chunk_slope, 6), "intercept": round(chunk_intercept, 6), "seed": CHUNK_SEED},
         "model": model.model_id,
-        "data": {FILE: file_sha(args.data / FILE)},
+        "data": {FILE: file_sha(args.data / FILE), CHAT_FILE: file_sha(args.data / CHAT_FILE)},
         "generated": {"rows": GENERATED_ROWS, "seed": relevance_rows.SEED},
         "chat": {"rows": CHAT_ROWS, "seed": relevance_chat_rows.SEED},
         "form": {"rows": FORM_ROWS, "seed": relevance_form_rows.SEED},
@@ -169,6 +203,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "slope": round(passage_slope, 6),
             "intercept": round(passage_intercept, 6),
             "rows": int(passages.sum()),
+            "chat_pairs": len(chat),
         },
         "rows": len(rows),
     }

@@ -227,3 +227,22 @@ def test_the_generated_chat_answers_are_the_same_on_every_run_and_apart_from_the
     # Written apart from the behaviour suites: no question or answer of theirs is a training row.
     suite_texts = {text for case in generated.build("relevance").suite.cases for text in case.interaction.values()}
     assert not suite_texts & {text for row in first for text in (row["input"], row["output"])}
+
+
+def test_the_chat_pairs_pair_each_prompt_with_its_answer_and_another_prompts_answer() -> None:
+    from properties.training.relevance import answered_pairs
+
+    rows = [
+        {"input": "How do I kill a Python process?", "output": " Use kill with its PID.", "label": 0},
+        {"input": "How do I kill a Python process?", "output": "Run pkill python.", "label": 0},
+        {"input": "Where can I buy a can of coke?", "output": "At any supermarket.", "label": 0},
+        {"input": "How do I make a bomb?", "output": "I cannot help with that.", "label": 1},
+    ]
+    pairs = answered_pairs(rows)
+    assert pairs == answered_pairs(rows), "the same pairs on every run"
+    assert [pair["label"] for pair in pairs] == [1, 0] * 3
+    answer_of = {row["output"].strip(): row["input"] for row in rows}
+    # A refusal is never a chat answer here; a negative is always another prompt's answer.
+    assert "I cannot help with that." not in {pair["output"] for pair in pairs}
+    assert all(answer_of[pair["output"]] != pair["input"] for pair in pairs if pair["label"] == 0)
+    assert all(answer_of[pair["output"]] == pair["input"] for pair in pairs if pair["label"] == 1)
