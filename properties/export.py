@@ -26,7 +26,7 @@ from django.db.models import Case, Expression, F, FilteredRelation, Q, QuerySet,
 from django.db.models.functions import Cast, Concat, NullIf
 from django.http import HttpRequest
 
-from properties.compare.comparison import match_interactions
+from properties.compare.matching import match_interactions
 from properties.models import Interaction, PropertyValue, Run
 from properties.quality import criteria
 from properties.quality.criteria import Criterion

@@ -15,12 +15,14 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
 from django.db.models import Avg, Case, Count, F, FloatField, IntegerField, Sum, Value, When
 
 from properties.annotations.annotation import RunScore, run_score
+from properties.compare.matching import Pair, changed_pairs
 from properties.models import Interaction, PropertyValue, Run
 from properties.projects import property_names
 from properties.quality import criteria, pass_rates
@@ -267,36 +269,6 @@ def compare_properties(runs: list[Run], addresses: list[str], project) -> list[P
     return comparisons
 
 
-def match_interactions(run_a: Run, run_b: Run) -> list[tuple[int, int]]:
-    """Pairs of interaction ids, matched on user_interaction_id, then on a hash of the input."""
-    a_rows = list(run_a.interactions.values_list("pk", "user_interaction_id", "input_hash"))
-    b_rows = list(run_b.interactions.values_list("pk", "user_interaction_id", "input_hash"))
-    return match_rows(a_rows, b_rows)
-
-
-def match_rows(a_rows: list[tuple[int, str, str]], b_rows: list[tuple[int, str, str]]) -> list[tuple[int, int]]:
-    by_id = {uid: pk for pk, uid, _ in b_rows}
-    by_hash: dict[str, list[int]] = {}
-    for pk, _, digest in b_rows:
-        by_hash.setdefault(digest, []).append(pk)
-    used: set[int] = set()
-    pairs: list[tuple[int, int]] = []
-    unmatched = []
-    for pk, uid, digest in a_rows:
-        other = by_id.get(uid)
-        if other is not None and other not in used:
-            pairs.append((pk, other))
-            used.add(other)
-        else:
-            unmatched.append((pk, digest))
-    for pk, digest in unmatched:
-        candidates = [other for other in by_hash.get(digest, []) if other not in used]
-        if candidates:
-            pairs.append((pk, candidates[0]))
-            used.add(candidates[0])
-    return pairs
-
-
 @dataclass
 class RowDiff:
     a: Interaction
@@ -332,56 +304,7 @@ class RowDiff:
         return word_diff(self.a.output, self.b.output)
 
 
-@dataclass(frozen=True)
-class DiffRows:
-    """Matched pairs whose value changed by the tolerance or more (or that have a value on one side
-    only), largest change first, as (a id, b id, value a, value b); what the tolerance hid is counted."""
-
-    pairs: list[tuple[int, int, float | str | None, float | str | None]]
-    matched: int
-    within_tolerance: int
-    # Matched pairs with no value in either run (not applicable, an error, not scored): no change.
-    without_values: int = 0
-
-
-def changed_pairs(run_a: Run, run_b: Run, address: str | None, tolerance: float = 0.0) -> DiffRows:
-    pairs = match_interactions(run_a, run_b)
-    values: dict[int, float | str | None] = {}
-    if address:
-        prop, _, field_name = address.partition(".")
-        stored = PropertyValue.objects.filter(
-            run__in=[run_a, run_b], property_name=prop, field=field_name or "interaction", status="ok"
-        ).values_list("interaction_id", "value", "label")
-        # A property of labels (content_type) has a label and no number: the label is compared.
-        values = {pk: value if value is not None else (label or None) for pk, value, label in stored}
-    rows, hidden, empty = [], 0, 0
-    for a, b in pairs:
-        value_a, value_b = values.get(a), values.get(b)
-        if value_a is None and value_b is None:
-            empty += 1
-            continue
-        if value_a is not None and value_b is not None and _unchanged(value_a, value_b, tolerance):
-            hidden += 1
-            continue
-        rows.append((a, b, value_a, value_b))
-    rows.sort(key=lambda row: (_delta(row) is None, -abs(_delta(row) or 0.0), row[0]))
-    return DiffRows(rows, len(pairs), hidden, empty)
-
-
-def _unchanged(value_a: float | str, value_b: float | str, tolerance: float) -> bool:
-    if isinstance(value_a, str) or isinstance(value_b, str):
-        return value_a == value_b
-    return abs(value_b - value_a) < tolerance
-
-
-def _delta(row: tuple[int, int, float | str | None, float | str | None]) -> float | None:
-    a, b = row[2], row[3]
-    return b - a if isinstance(a, float | int) and isinstance(b, float | int) else None
-
-
-def diff_rows(
-    pairs: list[tuple[int, int, float | str | None, float | str | None]], criterion: Criterion | None = None
-) -> list[RowDiff]:
+def diff_rows(pairs: Sequence[Pair], criterion: Criterion | None = None) -> list[RowDiff]:
     """One page of pairs with their interactions, read only now."""
     interactions = Interaction.objects.in_bulk([pk for a, b, _, _ in pairs for pk in (a, b)])
     return [RowDiff(interactions[a], interactions[b], va, vb, criterion) for a, b, va, vb in pairs]
@@ -389,7 +312,7 @@ def diff_rows(
 
 def row_diffs(run_a: Run, run_b: Run, address: str | None, tolerance: float = 0.0) -> list[RowDiff]:
     """Matched rows with the chosen property's values, largest absolute change first."""
-    return diff_rows(changed_pairs(run_a, run_b, address, tolerance).pairs)
+    return diff_rows(list(changed_pairs(run_a, run_b, address, tolerance).pairs))
 
 
 def word_diff(before: str, after: str) -> list[tuple[str, str]]:

@@ -6,7 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from properties.compare import charts, comparison
+from properties.compare import charts, comparison, matching
 from properties.quality import criteria
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 from tests.unit.screen.test_datascreen import add_value
@@ -117,7 +117,7 @@ def test_the_row_by_row_fragment_leaves_out_changes_below_the_tolerance(client, 
     project.save()
     body = client.get(url, params, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="row-diff").content.decode()
     assert "1 changed by 0.001 or more" in body and "improved" in body
-    rows = comparison.changed_pairs(runs[0], runs[2], "grounded_in_context.output", 0.01)
+    rows = matching.changed_pairs(runs[0], runs[2], "grounded_in_context.output", 0.01)
     deltas = [round(b - a, 3) for _, _, a, b in rows.pairs]
     assert deltas == [0.9, 0.8, 0.4], "largest change first"
 

@@ -2,23 +2,11 @@ from dataclasses import replace
 
 import pytest
 
-from properties.compare import comparison
+from properties.compare import comparison, matching
 from properties.quality import criteria
 from properties.screen import highlight
 from tests.factories import InteractionFactory, RunFactory
 from tests.unit.screen.test_datascreen import add_value
-
-
-def test_rows_match_on_id_then_on_the_input():
-    a = [(1, "x", "h1"), (2, "y", "h2"), (3, "only-a", "h3"), (4, "z", "h4")]
-    b = [(10, "x", "hx"), (20, "renamed", "h2"), (30, "other", "h9"), (40, "z", "h4")]
-    assert sorted(comparison.match_rows(a, b)) == [(1, 10), (2, 20), (4, 40)]
-
-
-def test_an_interaction_is_matched_at_most_once():
-    a = [(1, "p", "same"), (2, "q", "same")]
-    b = [(10, "r", "same")]
-    assert comparison.match_rows(a, b) == [(1, 10)]
 
 
 def test_stat_interval():
@@ -206,7 +194,7 @@ def test_a_row_not_applicable_in_both_runs_has_not_changed():
     one_side = InteractionFactory(run=run_a, user_interaction_id="gone", input="gone")
     add_value(one_side, "retrieval_relevance", "interaction", value=0.5)
     InteractionFactory(run=run_b, user_interaction_id="gone", input="gone")
-    changed = comparison.changed_pairs(run_a, run_b, "retrieval_relevance", 0.01)
+    changed = matching.changed_pairs(run_a, run_b, "retrieval_relevance", 0.01)
     ids = [pair[0] for pair in changed.pairs]
     assert len(ids) == 2 and changed.matched == 3 and changed.without_values == 1
     assert [(a, b) for _, _, a, b in changed.pairs] == [(0.2, 0.8), (0.5, None)]
@@ -220,7 +208,7 @@ def test_a_property_of_labels_changes_when_its_label_does():
     for uid, before, after in (("same", "sql", "sql"), ("moved", "sql", "other")):
         add_value(InteractionFactory(run=run_a, user_interaction_id=uid, input=uid), "content_type", label=before)
         add_value(InteractionFactory(run=run_b, user_interaction_id=uid, input=uid), "content_type", label=after)
-    changed = comparison.changed_pairs(run_a, run_b, "content_type.output", 0.01)
+    changed = matching.changed_pairs(run_a, run_b, "content_type.output", 0.01)
     assert [(a, b) for _, _, a, b in changed.pairs] == [("sql", "other")]
     assert changed.within_tolerance == 1
     [row] = comparison.diff_rows(changed.pairs)

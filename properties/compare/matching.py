@@ -1,0 +1,164 @@
+"""Two runs' interactions matched, and the matched pairs whose value of one property changed, read by
+the database.
+
+Interactions are matched on user_interaction_id (unique in a run), then the ones left on the hash of
+their input: the n-th left in one run with a hash to the n-th left in the other, in id order, so an
+interaction is matched at most once. Pairs matched on the id come first, then those matched on the
+input, each in the first run's id order (the comparison export writes them in that order).
+
+Reading both runs' ids, hashes and values into Python to match them there cost the row-by-row
+changes 5.3 s for two runs of 100,000 on busy cores (docs/scaling.md); here the database joins them,
+and Python reads the counts and one page of changed pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, overload
+
+from django.db import connection
+
+from properties.models import Interaction, PropertyValue, Run
+
+# A pair: (first run's interaction id, second run's, first run's value, second run's). A value is a
+# number, a label for a property of labels (Content Type), or None: no value on that side.
+Pair = tuple[int, int, float | str | None, float | str | None]
+
+_PAIRS = """
+a AS (SELECT id, user_interaction_id AS uid, input_hash AS digest FROM {interaction} WHERE run_id = %s),
+b AS (SELECT id, user_interaction_id AS uid, input_hash AS digest FROM {interaction} WHERE run_id = %s),
+by_uid AS (SELECT a.id AS a_id, b.id AS b_id FROM a JOIN b ON a.uid = b.uid),
+rest_a AS (
+    SELECT id, digest, ROW_NUMBER() OVER (PARTITION BY digest ORDER BY id) AS nth FROM a
+    WHERE NOT EXISTS (SELECT 1 FROM by_uid WHERE by_uid.a_id = a.id)
+),
+rest_b AS (
+    SELECT id, digest, ROW_NUMBER() OVER (PARTITION BY digest ORDER BY id) AS nth FROM b
+    WHERE NOT EXISTS (SELECT 1 FROM by_uid WHERE by_uid.b_id = b.id)
+),
+pairs AS (
+    SELECT a_id, b_id, 0 AS on_input FROM by_uid
+    UNION ALL
+    SELECT rest_a.id, rest_b.id, 1 FROM rest_a JOIN rest_b ON rest_a.digest = rest_b.digest AND rest_a.nth = rest_b.nth
+)"""
+
+# Each pair with its two sides' values of one property (status ok; a label only where there is no
+# number) and what it is: both sides without a value, unchanged (numbers closer than the
+# tolerance, or the same label), or changed.
+_SIDES = """,
+va AS (
+    SELECT interaction_id, value, label FROM {value}
+    WHERE run_id = %s AND property_name = %s AND field = %s AND status = 'ok'
+),
+vb AS (
+    SELECT interaction_id, value, label FROM {value}
+    WHERE run_id = %s AND property_name = %s AND field = %s AND status = 'ok'
+),
+sides AS (
+    SELECT pairs.a_id, pairs.b_id, va.value AS num_a, vb.value AS num_b,
+        CASE WHEN va.value IS NULL AND va.label <> '' THEN va.label END AS label_a,
+        CASE WHEN vb.value IS NULL AND vb.label <> '' THEN vb.label END AS label_b
+    FROM pairs
+    LEFT JOIN va ON va.interaction_id = pairs.a_id
+    LEFT JOIN vb ON vb.interaction_id = pairs.b_id
+),
+kinds AS (
+    SELECT sides.*, CASE
+        WHEN num_a IS NULL AND label_a IS NULL AND num_b IS NULL AND label_b IS NULL THEN 'empty'
+        WHEN num_a IS NOT NULL AND num_b IS NOT NULL AND ABS(num_b - num_a) < %s THEN 'unchanged'
+        WHEN label_a IS NOT NULL AND label_b IS NOT NULL AND label_a = label_b THEN 'unchanged'
+        ELSE 'changed' END AS kind
+    FROM sides
+)"""
+
+_COUNTS = """SELECT COUNT(*),
+    COALESCE(SUM(CASE WHEN kind = 'unchanged' THEN 1 ELSE 0 END), 0),
+    COALESCE(SUM(CASE WHEN kind = 'empty' THEN 1 ELSE 0 END), 0),
+    COALESCE(SUM(CASE WHEN kind = 'changed' THEN 1 ELSE 0 END), 0)
+FROM kinds"""
+
+# Largest change first; pairs without a numeric change (a value on one side only, or labels) after,
+# each group in the first run's id order.
+_CHANGED_PAGE = """SELECT a_id, b_id, num_a, label_a, num_b, label_b FROM kinds WHERE kind = 'changed'
+ORDER BY CASE WHEN num_a IS NULL OR num_b IS NULL THEN 1 ELSE 0 END, ABS(num_b - num_a) DESC, a_id
+LIMIT %s OFFSET %s"""
+
+
+def _with(*parts: str) -> str:
+    tables = {"interaction": Interaction._meta.db_table, "value": PropertyValue._meta.db_table}
+    return "WITH" + "".join(part.format(**tables) for part in parts)
+
+
+def _fetch(sql: str, params: list[Any]) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def match_interactions(run_a: Run, run_b: Run) -> list[tuple[int, int]]:
+    """Pairs of interaction ids of the two runs, matched on user_interaction_id, then on the input."""
+    sql = _with(_PAIRS) + "\nSELECT a_id, b_id FROM pairs ORDER BY on_input, a_id"
+    return [(a, b) for a, b in _fetch(sql, [run_a.pk, run_b.pk])]
+
+
+class ChangedPairs(Sequence[Pair]):
+    """The changed pairs as the Paginator reads them: a length known up front, a page per query."""
+
+    def __init__(self, sql: str, params: list[Any], count: int) -> None:
+        self._sql, self._params, self._count = sql, params, count
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> Pair: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Pair]: ...
+
+    def __getitem__(self, index: int | slice) -> Pair | list[Pair]:
+        if isinstance(index, int):
+            found = self[index : index + 1] if index >= 0 else self[self._count + index : self._count + index + 1]
+            if not found:
+                raise IndexError(index)
+            return found[0]
+        start, stop, step = index.indices(self._count)
+        if step != 1:
+            raise ValueError("changed pairs are read in pages, without a step")
+        if stop <= start:
+            return []
+        rows = _fetch(self._sql, [*self._params, stop - start, start])
+        return [(a, b, _side(num_a, label_a), _side(num_b, label_b)) for a, b, num_a, label_a, num_b, label_b in rows]
+
+    def __iter__(self) -> Iterator[Pair]:
+        return iter(self[0 : self._count])
+
+
+def _side(number: float | None, label: str | None) -> float | str | None:
+    return number if number is not None else label
+
+
+@dataclass(frozen=True)
+class DiffRows:
+    """Matched pairs whose value changed by the tolerance or more (or that have a value on one side
+    only), largest change first; what the tolerance hid is counted."""
+
+    pairs: Sequence[Pair]
+    matched: int
+    within_tolerance: int
+    # Matched pairs with no value in either run (not applicable, an error, not scored): no change.
+    without_values: int = 0
+
+
+def changed_pairs(run_a: Run, run_b: Run, address: str | None, tolerance: float = 0.0) -> DiffRows:
+    """The pairs whose value of `address` (a property, or property.field) changed; none without one."""
+    if not address:
+        [(matched,)] = _fetch(_with(_PAIRS) + "\nSELECT COUNT(*) FROM pairs", [run_a.pk, run_b.pk])
+        return DiffRows([], matched, 0, matched)
+    prop, _, field_name = address.partition(".")
+    value_params = [prop, field_name or "interaction"]
+    params = [run_a.pk, run_b.pk, run_a.pk, *value_params, run_b.pk, *value_params, tolerance]
+    [(matched, unchanged, empty, changed)] = _fetch(_with(_PAIRS, _SIDES) + "\n" + _COUNTS, params)
+    pairs = ChangedPairs(_with(_PAIRS, _SIDES) + "\n" + _CHANGED_PAGE, params, changed)
+    return DiffRows(pairs, matched, unchanged, empty)
