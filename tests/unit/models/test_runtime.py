@@ -160,4 +160,5 @@ def test_a_texts_embedding_does_not_depend_on_its_batch(toxicity) -> None:
     text = "Let me know if you need anything else."
     alone = encoder._encode_windows([text])[0]
     beside = encoder._encode_windows([text, "KILL KILL KILL you FUCKING idiot NOW!!"])[0]
-    assert np.array_equal(alone, beside)
+    # Batched, one coordinate moved by up to 0.11; threads may still change the last bits.
+    np.testing.assert_allclose(alone, beside, rtol=0, atol=1e-5)
