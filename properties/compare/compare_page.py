@@ -10,7 +10,7 @@ from django.core.paginator import Paginator
 from django.http import QueryDict
 
 from properties.annotations import annotation
-from properties.compare import charts, comparison, matching
+from properties.compare import charts, comparison
 from properties.compare.comparison import PropertyComparison, RunSummary
 from properties.models import Project, Run
 from properties.projects import property_names
@@ -111,7 +111,7 @@ def row_diff_context(project: Project, runs: list[Run], params: QueryDict) -> di
     address = params.get("property") if params.get("property") in addresses else (chosen or addresses or [None])[0]
     criterion = criteria.criterion_for(project, address.partition(".")[0]) if address else None
     tolerance = criterion.tolerance if criterion else 0.0
-    changed = matching.changed_pairs(runs[0], runs[1], address, tolerance)
+    changed = comparison.cached_changed_pairs(runs[0], runs[1], address, tolerance)
     page = Paginator(changed.pairs, DIFF_PAGE_SIZE).get_page(params.get("page"))
     return {
         "project": project,

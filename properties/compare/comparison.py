@@ -22,7 +22,7 @@ from django.core.cache import cache
 from django.db.models import Avg, Case, Count, F, FloatField, IntegerField, Sum, Value, When
 
 from properties.annotations.annotation import RunScore, run_score
-from properties.compare.matching import Pair, changed_pairs
+from properties.compare.matching import DiffRows, Pair, changed_pairs
 from properties.models import Interaction, PropertyValue, Run
 from properties.projects import property_names
 from properties.quality import criteria, pass_rates
@@ -254,11 +254,10 @@ def compare_properties(runs: list[Run], addresses: list[str], project) -> list[P
     pass_rates.CACHE_SECONDS, for values written without a job)."""
     judged = criteria.criteria_for(project, addresses)
     names = property_names.names_for(project, addresses)
-    states = [(run.pk, run.created_at.isoformat(), pass_rates.scoring_state(run)) for run in runs]
+    states = _scoring_states(runs)
     comparisons = []
     for address in addresses:
-        signature = json.dumps([states, address, judged[address].to_dict(), HISTOGRAM_BINS], sort_keys=True)
-        name = f"comparison:{hashlib.sha256(signature.encode()).hexdigest()[:24]}"
+        name = _cache_name("comparison", [states, address, judged[address].to_dict(), HISTOGRAM_BINS])
         compared = cache.get(name)
         if compared is None:
             compared = compare_property(runs, address, judged[address])
@@ -267,6 +266,31 @@ def compare_properties(runs: list[Run], addresses: list[str], project) -> list[P
     for compared in comparisons:
         compared.name = str(names[compared.address])
     return comparisons
+
+
+def cached_changed_pairs(run_a: Run, run_b: Run, address: str | None, tolerance: float) -> DiffRows:
+    """The row-by-row changes of two runs, cached under their scoring state as the comparisons are.
+
+    Matching two runs of 100,000 and counting their changes is one statement of 0.4 to 0.6 s on
+    PostgreSQL; it is cached with the first pairs it reads (matching.FIRST_PAIRS, the first 20
+    pages), so paging through them, or coming back to the fragment, runs no statement."""
+    name = _cache_name("row-diff", [_scoring_states([run_a, run_b]), address, tolerance])
+    changed = cache.get(name)
+    if changed is None:
+        changed = changed_pairs(run_a, run_b, address, tolerance)
+        cache.set(name, changed, pass_rates.CACHE_SECONDS)
+    return changed
+
+
+def _scoring_states(runs: list[Run]) -> list:
+    """What a cached comparison depends on: each run (a deleted and recreated id is another run) and
+    its latest job's progress."""
+    return [(run.pk, run.created_at.isoformat(), pass_rates.scoring_state(run)) for run in runs]
+
+
+def _cache_name(kind: str, signature: list) -> str:
+    text = json.dumps(signature, sort_keys=True)
+    return f"{kind}:{hashlib.sha256(text.encode()).hexdigest()[:24]}"
 
 
 @dataclass

@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 
 from properties.compare import charts, comparison, matching
+from properties.models import PropertyValue, ScoringJob
 from properties.quality import criteria
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 from tests.unit.screen.test_datascreen import add_value
@@ -120,6 +121,25 @@ def test_the_row_by_row_fragment_leaves_out_changes_below_the_tolerance(client, 
     rows = matching.changed_pairs(runs[0], runs[2], "grounded_in_context.output", 0.01)
     deltas = [round(b - a, 3) for _, _, a, b in rows.pairs]
     assert deltas == [0.9, 0.8, 0.4], "largest change first"
+
+
+def test_the_row_by_row_changes_are_kept_until_a_run_is_scored_again(client, setup):
+    project, runs = setup
+    url = reverse("properties:project-compare", args=[project.pk])
+    params = {"runs": [runs[0].pk, runs[1].pk], "property": "grounded_in_context.output"}
+
+    def fragment() -> str:
+        return client.get(url, params, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="row-diff").content.decode()
+
+    assert "0 changed by 0.01 or more" in fragment()
+    PropertyValue.objects.filter(interaction__run=runs[1], interaction__user_interaction_id="q0").update(value=0.7)
+    assert "0 changed by 0.01 or more" in fragment(), "values written without a job show within CACHE_SECONDS"
+    job = ScoringJob.objects.create(run=runs[1], properties=["grounded_in_context"], status="running", total=4)
+    assert "1 changed by 0.01 or more" in fragment(), "a new job is a new scoring state"
+    PropertyValue.objects.filter(interaction__run=runs[1], interaction__user_interaction_id="q1").update(value=0.9)
+    assert "1 changed by 0.01 or more" in fragment()
+    ScoringJob.objects.filter(pk=job.pk).update(done=4)
+    assert "2 changed by 0.01 or more" in fragment(), "a job's progress is a new scoring state"
 
 
 def test_a_property_of_labels_is_compared_by_the_share_of_each_label(client, setup):

@@ -85,15 +85,16 @@ def store(rows):
 
 
 @EXAMPLES
-@given(a_rows=RUN, b_rows=RUN, tolerance=st.sampled_from([0.0, 0.01, 0.3]))
-def test_matching_and_changes_mean_what_they_say(a_rows, b_rows, tolerance):
+@given(a_rows=RUN, b_rows=RUN, tolerance=st.sampled_from([0.0, 0.01, 0.3]), first=st.sampled_from([0, 1, 2, 1000]))
+def test_matching_and_changes_mean_what_they_say(a_rows, b_rows, tolerance, first):
     with transaction.atomic():
         run_a, stored_a, values_a = store(a_rows)
         run_b, stored_b, values_b = store(b_rows)
         pairs = expected_pairs(stored_a, stored_b)
         assert matching.match_interactions(run_a, run_b) == pairs
         changed, unchanged, empty = expected_changes(pairs, values_a | values_b, tolerance)
-        found = matching.changed_pairs(run_a, run_b, "toxicity.output", tolerance)
+        # `first`: how many pairs are read with the counts; pages past them are read when asked for.
+        found = matching.changed_pairs(run_a, run_b, "toxicity.output", tolerance, first=first)
         assert (found.matched, found.within_tolerance, found.without_values) == (len(pairs), unchanged, empty)
         assert len(found.pairs) == len(changed) and list(found.pairs) == changed
         assert found.pairs[1:3] == changed[1:3], "a page is the same slice of the same order"
