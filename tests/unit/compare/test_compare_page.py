@@ -6,6 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from properties.annotations import annotation
 from properties.compare import charts, comparison, matching
 from properties.models import PropertyValue, ScoringJob
 from properties.quality import criteria
@@ -60,15 +61,18 @@ def test_the_key_properties_are_compared_by_default_and_others_on_request(client
     assert 'id="chart-0-trend"' not in two, "a trend needs more than two runs"
 
 
-def test_no_annotation_score_chart_is_drawn_before_any_run_has_labels(client, setup):
+def test_no_annotation_score_chart_is_drawn_before_any_run_has_labels(
+    client, setup, django_capture_on_commit_callbacks
+):
     """Once the page opened on an empty "Annotation score - No data" chart filling the first screen."""
     project, runs = setup
     url = reverse("properties:project-compare", args=[project.pk])
     page = client.get(url, {"runs": [run.pk for run in runs]}).content.decode()
     assert 'id="chart-score"' not in page
     assert "No interaction of these runs is labelled good or bad yet" in page
-    interaction = runs[1].interactions.first()
-    interaction.annotate("good", "", by_person=True)
+    # As the Data Screen labels one: the run's kept score is forgotten once the label is stored.
+    with django_capture_on_commit_callbacks(execute=True):
+        annotation.annotate_by_person(runs[1].interactions.first(), "good", "")
     page = client.get(url, {"runs": [run.pk for run in runs]}).content.decode()
     assert 'id="chart-score"' in page and "labelled good or bad yet" not in page
 
