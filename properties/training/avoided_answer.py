@@ -27,7 +27,6 @@ seed, weight and hash.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,7 +37,7 @@ import numpy as np
 from properties.scorers.avoided_answer import avoided_answer_features, feature_names
 from properties.scorers.runtime.heads import Head
 from properties.training import avoided_answer_forms, avoided_answer_rows
-from properties.training.common import C_GRID, SEED, encoder_for, file_sha, parse_args, read_rows
+from properties.training.common import C_GRID, SEED, encoder_for, file_sha, parse_args, read_rows, rows_sha
 
 FILES = ("refusal_xstest.jsonl",)
 GENERATED_ROWS = 6000
@@ -63,11 +62,6 @@ def generated_rows(count: int = GENERATED_ROWS) -> tuple[list[str], np.ndarray]:
 def generated_kinds() -> tuple[list[dict], list[dict]]:
     """The rows of both generators, each with its template: (rows, forms)."""
     return avoided_answer_rows.generate(GENERATED_ROWS), avoided_answer_forms.generate(FORMS_ROWS)
-
-
-def rows_sha(texts: Sequence[str], labels: np.ndarray) -> str:
-    joined = "\n".join(f"{label}\t{text}" for text, label in zip(texts, labels, strict=True))
-    return hashlib.sha256(joined.encode()).hexdigest()[:12]
 
 
 def fit_weighted_head(

@@ -22,18 +22,24 @@ head tells a kind of sentence it has not seen, not the sentences it has (`fit_by
 
 from __future__ import annotations
 
-import hashlib
 import random
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from properties.scorers.runtime.heads import Head
 from properties.training import information_density_rows
-from properties.training.common import OWN_DATA, SEED, encoder_for, file_sha, parse_args, read_rows
+from properties.training.common import (
+    OWN_DATA,
+    SEED,
+    encoder_for,
+    file_sha,
+    fit_by_kinds,
+    parse_args,
+    read_rows,
+    rows_sha,
+)
 
 PROP = "information_density"
 # Regularisation strengths tried (`fit_by_kinds`).
@@ -72,41 +78,13 @@ def training_rows(folder: Path) -> tuple[list[str], np.ndarray, list[str], list[
     return texts, labels, kinds, paths
 
 
-def fit_by_kinds(features: np.ndarray, labels: np.ndarray, kinds: Sequence[str]) -> tuple[Head, dict[str, Any]]:
-    """Standardise, then logistic regression with C from `C_GRID` chosen by 5-fold cross-validation
-    whose folds hold out whole kinds (`GroupKFold`), scored by accuracy at 0.5: the head must tell a
-    kind of sentence it has not seen, and row-wise folds (every kind on both sides) rate every C
-    alike (ROC-AUC 0.998)."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold, cross_val_score
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    scores = {}
-    for c in C_GRID:
-        pipeline = make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=5000, random_state=SEED))
-        folds = GroupKFold(n_splits=5)
-        scores[c] = float(np.mean(cross_val_score(pipeline, features, labels, groups=kinds, cv=folds)))
-    best = max(C_GRID, key=lambda c: (scores[c], -c))
-    scaler = StandardScaler().fit(features)
-    model = LogisticRegression(C=best, max_iter=5000, random_state=SEED).fit(scaler.transform(features), labels)
-    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
-    head = Head(mean=scaler.mean_, scale=scale, coef=model.coef_[0], intercept=float(model.intercept_[0]))
-    return head, {"C": best, "cv_accuracy_kinds_held_out": {str(c): round(s, 4) for c, s in scores.items()}}
-
-
-def rows_sha(texts: Sequence[str], labels: np.ndarray) -> str:
-    joined = "\n".join(f"{label}\t{text}" for text, label in zip(texts, labels, strict=True))
-    return hashlib.sha256(joined.encode()).hexdigest()[:12]
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(PROP, argv)
     started = time.monotonic()
     texts, labels, kinds, paths = training_rows(args.data)
     encoder = encoder_for(PROP, args.encoder)
     features = encoder.encode(texts)
-    head, fit = fit_by_kinds(features, labels, kinds)
+    head, fit = fit_by_kinds(features, labels, kinds, C_GRID)
     head.meta = {
         "property": PROP,
         "encoder": encoder.model_id,

@@ -297,6 +297,157 @@ def _courtesy_answered(lex) -> str:
     return lex.pick([line for line in pool if " " in line]).format(first=lex.first_name())
 
 
+def _cliche(lex) -> str:
+    """General wisdom that fits any question and answers none, short or long."""
+    return _end(
+        lex,
+        _one(
+            lex,
+            (
+                "at the end of the day,",
+                "when all is said and done,",
+                "in the long run,",
+                "ultimately,",
+                "in the end,",
+                "",
+            ),
+            (
+                "what matters most is",
+                "the key is",
+                "it all comes down to",
+                "the most important thing is",
+                "success really depends on",
+                "everything hinges on",
+            ),
+            (
+                "finding what works for you",
+                "doing what feels right",
+                "striking the right balance",
+                "staying true to your goals",
+                "choosing the option that suits your needs",
+                "keeping an open mind",
+                "the choices you make along the way",
+            ),
+            ("", "and your circumstances", "in your own situation", "as you move forward", "every single day"),
+        ),
+        (".", ".", "!"),
+    )
+
+
+def _reassurance(lex) -> str:
+    """Promises of attention with nothing attached: no date, no step, no finding."""
+    return _end(
+        lex,
+        _one(
+            lex,
+            ("rest assured,", "please be assured that", "we want you to know that", "", "", "just so you know,"),
+            (
+                "we're looking into it",
+                "your request has been noted",
+                "the matter has our full attention",
+                "we are doing everything we can",
+                "your case is in good hands",
+                "we've passed this on to the right people",
+                "we take every report seriously",
+                "we're working hard behind the scenes",
+            ),
+            ("", "and will get back to you", "as quickly as possible", "with the utmost care", "right now"),
+        ),
+        (".", ".", "!"),
+    )
+
+
+def _signpost(lex) -> str:
+    """A sentence that announces content instead of giving it."""
+    return _end(
+        lex,
+        _one(
+            lex,
+            (
+                "here's what you need to know",
+                "let's dive in",
+                "read on for the details",
+                "below you'll find everything",
+                "the following should clear things up",
+                "there are a few things to go through",
+                "let's break it down",
+                "this is how it works",
+            ),
+            ("", "in a nutshell", "in more detail", "one by one", "so you can decide"),
+        ),
+        (".", ":", "."),
+    )
+
+
+def _generic_advice(lex) -> str:
+    """Advice so general it would suit any question: weigh things up, do research, ask around."""
+    return _end(
+        lex,
+        _one(
+            lex,
+            ("it's always a good idea to", "it is wise to", "you may want to", "make sure to", "try to", "it helps to"),
+            (
+                "do your research",
+                "weigh up the pros and cons",
+                "think about what matters most to you",
+                "consider all of your options",
+                "take your time",
+                "look at the bigger picture",
+                "keep your needs in mind",
+            ),
+            ("", "before deciding", "before you commit", "and choose wisely", "so you can make an informed choice"),
+        ),
+        (".",),
+    )
+
+
+def _formal_courtesy(lex) -> str:
+    """The courtesy lines of a letter or a formal e-mail."""
+    return lex.pick(
+        (
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("we look forward to", "I look forward to", "we would be delighted to keep"),
+                    ("hearing from you", "your reply", "serving you again", "welcoming you back", "you as a customer"),
+                    ("", "soon", "in the near future", "at your convenience"),
+                ),
+                (".",),
+            ),
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("should you have", "if you have", "in case you have"),
+                    ("any further questions", "any other concerns", "any queries"),
+                    ("please do not hesitate to contact us", "we remain at your disposal", "we are here for you"),
+                ),
+                (".",),
+            ),
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("kind regards", "best regards", "warm wishes", "yours sincerely", "with best wishes"),
+                    ("", "from all of us", f"from the {lex.company()} team"),
+                ),
+                (".", ","),
+            ),
+            _end(
+                lex,
+                _one(
+                    lex,
+                    ("it was a pleasure", "it has been a pleasure", "it's always a pleasure"),
+                    ("assisting you", "to hear from you", "to help", "to be of service"),
+                    ("", "today", "once again"),
+                ),
+                (".", "!"),
+            ),
+        )
+    )
+
+
 # --- informative ----------------------------------------------------------------------------------
 def _from(kind: Callable) -> Callable:
     def draw(lex) -> str:
@@ -335,6 +486,90 @@ def _fact(lex) -> str:
     )
 
 
+# Informative sentences in the voice of support and of reports ("we", "our", "your"): the says-nothing
+# rows speak in that voice too, so these keep the head from reading the voice rather than the content.
+def _support_update(lex) -> str:
+    order, city, day, price = lex.order_number(), lex.city(), lex.weekday(), lex.price()
+    _, time = lex.time_of_day()
+    n = lex.number(2, 14)
+    return lex.pick(
+        (
+            f"We shipped order {order} from our {city} depot on {day}.",
+            f"Your parcel is with {lex.pick(('DPD', 'GLS', 'PostNL', 'the courier'))} and should arrive by {time} "
+            f"on {day}.",
+            f"Our records show a payment of {price} on {lex.date()}.",
+            f"We've credited {price} to your account; it shows on the next invoice.",
+            f"Your {lex.plan()} plan renews on {lex.date()} at {price} {lex.period()}.",
+            f"We added {n} seats to your workspace, so you now have {n + lex.number(3, 40)}.",
+            f"The replacement {lex.product()} leaves our warehouse in {city} within {n} days.",
+            f"Ticket {lex.ticket()} is with our {lex.pick(('billing', 'network', 'hardware', 'accounts'))} team, "
+            f"who reply within {n} hours.",
+            f"We cancelled the duplicate charge of {price}; your bank releases it in {n} working days.",
+            f"Your account moved to the {lex.plan()} plan on {day}, and the price drops to {price}.",
+            f"The courier tried to deliver at {time} and left a card; the depot in {city} keeps it for {n} days.",
+            f"We replaced the faulty {lex.product()} under warranty, free of charge.",
+        )
+    )
+
+
+def _technical(lex) -> str:
+    version, n = lex.version(), lex.number(2, 600)
+    key = lex.pick(("max_connections", "timeout_seconds", "cache_size", "log_level", "retry_limit", "pool_size"))
+    return lex.pick(
+        (
+            f"The 502 errors came from the load balancer, which closed connections after {n} seconds.",
+            f"Set `{key}` to {n} in the config file and reload the service.",
+            f"{lex.product_name()} {version} needs PostgreSQL {lex.number(12, 17)} or later.",
+            f"The job failed because the disk on the worker was {lex.number(90, 100)}% full.",
+            f"The query ran slowly because the `{key}` column had no index.",
+            f"Our API allows {n} requests a minute per key and returns 429 above that.",
+            f"Build {lex.commit_hash()} passed all {n} tests on {lex.weekday()}.",
+            f"The migration adds a `{key}` column and takes about {lex.number(2, 40)} minutes on large tables.",
+            f"Logs are kept for {lex.number(7, 90)} days, then moved to cold storage.",
+            f"Memory use dropped from {n} MB to {n // 2 + 1} MB after the upgrade to {version}.",
+            f"Tokens expire after {lex.number(15, 120)} minutes; the client refreshes them itself.",
+            f"We moved the database to {lex.city()} to cut latency to about {lex.number(5, 80)} ms.",
+        )
+    )
+
+
+def _summary_line(lex) -> str:
+    person, other, company = lex.person(), lex.person(), lex.company()
+    n, m = lex.number(2, 40), lex.number(10, 900)
+    return lex.pick(
+        (
+            f"{person} will own the migration and report back on {lex.weekday()}.",
+            f"Revenue rose {n}% to {m} million, driven by sales in {lex.country()}.",
+            f"The board approved a budget of {lex.price()} for the {lex.city()} office.",
+            f"{person} and {other} agreed to delay the launch by {lex.number(1, 6)} weeks.",
+            f"Churn fell from {n + 5}% to {n}% after the price change.",
+            f"{company} hired {m} people and closed its site in {lex.city()}.",
+            f"Our support team answered {m} tickets in {lex.month()}, {n}% within a day.",
+            f"The audit found {lex.number(2, 12)} issues, none of them critical.",
+            f"{person}, our {lex.role()}, presented the results for {lex.year()}.",
+            f"Next steps: {other} drafts the contract and legal reviews it by {lex.date()}.",
+        )
+    )
+
+
+def _document_answer(lex) -> str:
+    """An answer that reports what a retrieved document says."""
+    source = lex.pick(("the handbook", "the manual", "the contract", "the policy", "the release notes", "the FAQ"))
+    n = lex.number(2, 60)
+    said = lex.pick(
+        (
+            f"staff get {n} days of leave a year",
+            f"the warranty lasts {lex.number(1, 5)} years and covers parts and labour",
+            f"the {lex.product()} must be charged for {lex.number(2, 8)} hours before first use",
+            f"either side can end the agreement with {n} days' notice",
+            "refunds go back to the original card",
+            f"the office in {lex.city()} opens at {lex.time_of_day()[1]}",
+            f"{lex.feature()} is only on the {lex.plan()} plan",
+        )
+    )
+    return _end(lex, f"{lex.pick(('according to', 'as stated in', 'per'))} {source}, {said}", (".",))
+
+
 EMPTY: tuple[Callable, ...] = (
     _gratitude,
     _appreciation,
@@ -346,6 +581,11 @@ EMPTY: tuple[Callable, ...] = (
     _said_back,
     _asks_back,
     _courtesy_answered,
+    _cliche,
+    _reassurance,
+    _signpost,
+    _generic_advice,
+    _formal_courtesy,
 )
 INFORMATIVE: tuple[Callable, ...] = (
     _from(answered._direct),
@@ -356,6 +596,10 @@ INFORMATIVE: tuple[Callable, ...] = (
     _from(answered._negative_fact),
     _answered_more,
     _fact,
+    _support_update,
+    _technical,
+    _summary_line,
+    _document_answer,
 )
 
 

@@ -116,6 +116,24 @@ def test_sentences_that_say_nothing_in_unlisted_words_are_low(density: Informati
     assert informative.value > 0.8
 
 
+def test_the_question_said_back_is_low_and_an_answer_in_its_words_is_not(density: InformationDensity) -> None:
+    # Written for this test, apart from the training rows and the behaviour suites.
+    question = "Can the Aurora kettle boil water in under three minutes?"
+    outputs = [
+        "So what you would like to find out is whether the Aurora kettle can boil water in under three minutes.",
+        "Yes, the Aurora kettle can boil water in under three minutes.",
+        "The Aurora kettle boils a litre of water in 2 minutes 40 seconds.",
+    ]
+    said_back, yes, figure = scores(density.run_batch(outputs, input_text_batch=[question] * 3))
+    assert said_back.value < 0.5
+    assert said_back.spans[0].note == "says nothing"
+    assert yes.value > 0.5
+    assert figure.value > 0.8
+    # Without the input there is nothing to say back: the same sentence is read on its own.
+    (alone,) = scores(density.run_batch(outputs[:1]))
+    assert alone.value > said_back.value
+
+
 def test_gibberish_is_low(density: InformationDensity) -> None:
     (score,) = scores(density.run_batch(["Asdfkj qwpeoiru zxcvbn hjkl mnbvcxz fdsa lkjhg."]))
     assert score.value < 0.1
