@@ -486,32 +486,6 @@ def _fact(lex) -> str:
     )
 
 
-# Informative sentences in the voice of support and of reports ("we", "our", "your"): the says-nothing
-# rows speak in that voice too, so these keep the head from reading the voice rather than the content.
-def _support_update(lex) -> str:
-    order, city, day, price = lex.order_number(), lex.city(), lex.weekday(), lex.price()
-    _, time = lex.time_of_day()
-    n = lex.number(2, 14)
-    return lex.pick(
-        (
-            f"We shipped order {order} from our {city} depot on {day}.",
-            f"Your parcel is with {lex.pick(('DPD', 'GLS', 'PostNL', 'the courier'))} and should arrive by {time} "
-            f"on {day}.",
-            f"Our records show a payment of {price} on {lex.date()}.",
-            f"We've credited {price} to your account; it shows on the next invoice.",
-            f"Your {lex.plan()} plan renews on {lex.date()} at {price} {lex.period()}.",
-            f"We added {n} seats to your workspace, so you now have {n + lex.number(3, 40)}.",
-            f"The replacement {lex.product()} leaves our warehouse in {city} within {n} days.",
-            f"Ticket {lex.ticket()} is with our {lex.pick(('billing', 'network', 'hardware', 'accounts'))} team, "
-            f"who reply within {n} hours.",
-            f"We cancelled the duplicate charge of {price}; your bank releases it in {n} working days.",
-            f"Your account moved to the {lex.plan()} plan on {day}, and the price drops to {price}.",
-            f"The courier tried to deliver at {time} and left a card; the depot in {city} keeps it for {n} days.",
-            f"We replaced the faulty {lex.product()} under warranty, free of charge.",
-        )
-    )
-
-
 def _technical(lex) -> str:
     version, n = lex.version(), lex.number(2, 600)
     key = lex.pick(("max_connections", "timeout_seconds", "cache_size", "log_level", "retry_limit", "pool_size"))
@@ -596,7 +570,6 @@ INFORMATIVE: tuple[Callable, ...] = (
     _from(answered._negative_fact),
     _answered_more,
     _fact,
-    _support_update,
     _technical,
     _summary_line,
     _document_answer,
