@@ -16,9 +16,10 @@ tricks undone, quoted sentences set aside), then read these ways, and the highes
   or countered; profanity aimed at no one; criticism, violent words in everyday use, blunt replies,
   code). The reading is the probability of the toxic kinds, and the evidence names the likeliest
   ("threatens harm", "degrades a group"). Trained on Davidson (offensive tweets), HateCheck (hate
-  against protected groups) and rows generated from templates (`training/toxicity_rows.py`) for
-  what those two lack: threats to a person, with and without violent words; insults without swear
-  words; hate about many more groups; and the harmless contrasts.
+  against protected groups) and rows generated from templates (`training/toxicity_rows.py` and
+  `training/toxicity_forms.py`) for what those two lack: threats to a person, with and without
+  violent words; insults without swear words; hate about many more groups; and the harmless
+  contrasts, courtesy lines and support answers among them.
 - *rude or insulting to the person it speaks to*: for a sentence in the second person, the mean of
   the BiLSTM's `toxic` and `insult` probabilities.
 - A sentence of one or two words is read by the mean of the head and the BiLSTM: neither model is

@@ -1,11 +1,14 @@
-"""Train the Toxicity head: `python -m properties.training.toxicity` (about 9 minutes on 2 busy cores).
+"""Train the Toxicity head: `python -m properties.training.toxicity` (about 15 minutes on 2 busy cores).
 
 Rows: toxicity_davidson.jsonl (tweets: hate speech, offensive or neither) and toxicity_hatecheck.jsonl
-(HateCheck functional tests, hateful or not) from the training folder, with their own labels, and
+(HateCheck functional tests, hateful or not) from the training folder, with their own labels,
 `GENERATED_ROWS` rows generated from templates with a fixed seed (`toxicity_rows.py`: threats to a
 person, insults without swear words, hate about many groups, and harmless texts that share their
-words). Never evaluation data. Abuse aimed at the reader, which HateCheck labels not hateful, is also
-read beside the head (see properties/scorers/toxicity.py).
+words), and `FORMS_ROWS` more from a second generator with phrasings of its own (`toxicity_forms.py`:
+threats without violent words, dehumanising metaphors, obfuscated spellings, and courtesy lines and
+support answers, which the first rows left to near-misses of threats). Never evaluation data.
+Abuse aimed at the reader, which HateCheck labels not hateful, is also read beside the head (see
+properties/scorers/toxicity.py).
 
 Features: `toxicity_features` of each prepared text (spelling tricks undone, quotations set aside):
 the bge-small embedding, the profanity SVM, the BiLSTM, and `target_features` (who the text is about).
@@ -32,11 +35,14 @@ import numpy as np
 
 from properties.scorers.runtime.heads import Head
 from properties.scorers.toxicity import EXTRA_FEATURES, HARMLESS, KINDS_COEF, KINDS_INTERCEPT, toxicity_features
-from properties.training import toxicity_rows
+from properties.training import toxicity_forms, toxicity_rows
 from properties.training.common import SEED, encoder_for, file_sha, fit_head, parse_args, read_rows
 
 FILES = ("toxicity_davidson.jsonl", "toxicity_hatecheck.jsonl")
 GENERATED_ROWS = 6000
+# Rows of the further forms (`toxicity_forms`: threats without violent words, courtesy lines, support
+# answers and more, in phrasings of their own); the number is chosen by grouped cross-validation.
+FORMS_ROWS = 3000
 KINDS_C_GRID = (0.03, 0.1, 0.3)
 # Davidson's classes, and HateCheck's hateful functionalities, as the kinds the head learns.
 DAVIDSON_KINDS = {0: "hate", 1: "offensive", 2: HARMLESS}
@@ -106,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             kinds.append(public_kind(row))
             groups.append(f"{name}#{index}")
     generated = toxicity_rows.generate(GENERATED_ROWS)
-    for row in generated:
+    forms = toxicity_forms.generate(FORMS_ROWS)
+    for row in generated + forms:
         texts.append(row["text"])
         labels.append(int(row["label"]))
         kinds.append(row["reads_as"])
@@ -127,6 +134,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             "seed": toxicity_rows.SEED,
             "kinds": dict(sorted(Counter(row["kind"] for row in generated).items())),
         },
+        "generated_forms": {
+            "rows": len(forms),
+            "seed": toxicity_forms.SEED,
+            "kinds": dict(sorted(Counter(row["kind"] for row in forms).items())),
+        },
         "rows": len(texts),
         "seed": SEED,
         "kinds": names,
@@ -137,7 +149,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     head.save(args.out)
     elapsed = time.monotonic() - started
     print(
-        f"toxicity: {len(texts)} rows ({len(generated)} generated), {len(names)} kinds, C={kinds_fit['C']}, "
+        f"toxicity: {len(texts)} rows ({len(generated) + len(forms)} generated), {len(names)} kinds, "
+        f"C={kinds_fit['C']}, "
         f"grouped cv ROC-AUC {kinds_fit['cv_roc_auc']}; binary head C={binary_fit['C']}, "
         f"cv ROC-AUC {binary_fit['cv_roc_auc']}; {elapsed:.0f} s -> {args.out}"
     )

@@ -1252,18 +1252,18 @@ def is_harmless(reads_as: str) -> bool:
     return reads_as.startswith("harmless")  # the scorer's `HARMLESS` prefix
 
 
-def generate(count: int, seed: int = SEED) -> list[dict]:
-    """Up to `count` distinct rows {text, label, reads_as, kind, template}, the kinds drawn by their weights."""
+def generate(count: int, seed: int = SEED, kinds: tuple[tuple[str, str, float, Callable], ...] = KINDS) -> list[dict]:
+    """Up to `count` distinct rows {text, label, reads_as, kind, template}, `kinds` drawn by their weights."""
     from bench.generated.lexicon import Lexicon  # Faker: a development dependency, for training only
 
     rng = random.Random(seed)
-    weights = [weight for _, _, weight, _ in KINDS]
+    weights = [weight for _, _, weight, _ in kinds]
     rows: list[dict] = []
     seen: set[str] = set()
     attempts = 0
     while len(rows) < count and attempts < count * 20:
         attempts += 1
-        kind, reads_as, _, make = rng.choices(KINDS, weights)[0]
+        kind, reads_as, _, make = rng.choices(kinds, weights)[0]
         lex = Lexicon(rng.getrandbits(48))
         text, template = make(lex, lex.pick(GROUPS))
         if text not in seen:

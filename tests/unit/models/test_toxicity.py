@@ -8,8 +8,8 @@ import pytest
 from properties.scorers.base import Score
 from properties.scorers.runtime.heads import Head, default_head_path, load_head
 from properties.scorers.toxicity import HARMLESS, KIND_NOTES, KINDS_COEF, KINDS_INTERCEPT, KindsPredictor, read_kinds
-from properties.training import toxicity_rows
-from properties.training.toxicity import GENERATED_ROWS
+from properties.training import toxicity_forms, toxicity_rows
+from properties.training.toxicity import FORMS_ROWS, GENERATED_ROWS
 
 
 def test_the_generated_rows_are_the_same_on_every_run_and_labelled_by_their_kind() -> None:
@@ -35,8 +35,44 @@ def test_no_generated_row_is_a_behaviour_case() -> None:
         for interaction in (case.interaction, case.variant or {})
         for text in interaction.values()
     }
-    rows = {row["text"] for row in toxicity_rows.generate(GENERATED_ROWS)}
+    rows = {row["text"] for row in toxicity_rows.generate(GENERATED_ROWS) + toxicity_forms.generate(FORMS_ROWS)}
     assert not rows & case_texts
+
+
+def _four_word_runs(text: str) -> set[tuple[str, ...]]:
+    """Runs of four words in `text`, a template's slots ("{name}") breaking a run."""
+    import re
+
+    runs = set()
+    for part in re.split(r"\{[^}]*\}", text.lower()):
+        words = re.findall(r"[a-z']+", part)
+        runs |= {tuple(words[at : at + 4]) for at in range(len(words) - 3)}
+    return runs
+
+
+def test_the_further_forms_share_no_phrase_with_the_generated_behaviour_suite() -> None:
+    """Written apart from bench/generated/toxicity.py: no row holds four words in a row of any of its
+    strings (lexicons and templates alike), nor of the perturbations' greetings and closings."""
+    import ast
+    from pathlib import Path
+
+    bench = Path(__file__).parents[3] / "bench" / "generated"
+    phrases: set[tuple[str, ...]] = set()
+    for name in ("toxicity.py", "perturb.py"):
+        for node in ast.walk(ast.parse((bench / name).read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                phrases |= _four_word_runs(node.value)
+    shared = {row["text"] for row in toxicity_forms.generate(FORMS_ROWS) if _four_word_runs(row["text"]) & phrases}
+    assert not shared
+
+
+def test_the_further_forms_are_the_same_on_every_run_and_apart_from_the_first_rows() -> None:
+    first, again = toxicity_forms.generate(400), toxicity_forms.generate(400)
+    assert first == again
+    assert all(row["label"] == (0 if row["reads_as"].startswith(HARMLESS) else 1) for row in first)
+    kinds = {row["kind"] for row in toxicity_forms.generate(FORMS_ROWS)}
+    assert kinds == {kind for kind, *_ in toxicity_forms.KINDS}
+    assert not kinds & {kind for kind, *_ in toxicity_rows.KINDS}
 
 
 def test_the_packaged_head_names_its_kinds_and_what_it_was_trained_on() -> None:
@@ -49,6 +85,8 @@ def test_the_packaged_head_names_its_kinds_and_what_it_was_trained_on() -> None:
     assert HARMLESS in kinds and len(toxic) >= 8
     assert head.meta["generated"]["rows"] == GENERATED_ROWS
     assert head.meta["generated"]["seed"] == toxicity_rows.SEED
+    forms = head.meta["generated_forms"]
+    assert (forms["rows"], forms["seed"]) == (FORMS_ROWS, toxicity_forms.SEED)
     assert set(head.meta["data"]) == {"toxicity_davidson.jsonl", "toxicity_hatecheck.jsonl"}
 
 
