@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
+from properties.scorers.runtime.heads import default_head_path, load_head
 from properties.training import fluency_rows
+from properties.training.common import file_sha
 
 SENTENCE = "Your parcel is with the courier in Bergen and is due to reach you on Friday."
 
@@ -32,3 +35,9 @@ def test_a_broken_row_is_its_fluent_row_broken() -> None:
     rows = fluency_rows.generate(200)
     for (fluent, one, _), (broken, zero, _) in zip(rows[::2], rows[1::2], strict=True):
         assert (one, zero) == (1, 0) and fluent.lower() != broken.lower()
+
+
+def test_the_packaged_head_records_the_generator() -> None:
+    head = load_head(default_head_path("fluency"))
+    assert head.meta["generated"] == {"rows": fluency_rows.ROWS, "seed": fluency_rows.SEED}
+    assert head.meta["data"]["fluency_rows.py"] == file_sha(Path(fluency_rows.__file__))
