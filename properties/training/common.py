@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -98,6 +99,26 @@ def fit_by_kinds(
     scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
     head = Head(mean=scaler.mean_, scale=scale, coef=model.coef_[0], intercept=float(model.intercept_[0]))
     return head, {"C": best, "cv_accuracy_kinds_held_out": {str(c): round(s, 4) for c, s in scores.items()}}
+
+
+def distinct_rows(count: int, seed: int, draw: Callable[[Any], dict[str, Any]]) -> list[dict[str, Any]]:
+    """`count` rows of distinct "text", each drawn by `draw` from a Lexicon seeded in turn from
+    `seed` (a text drawn twice is drawn again, up to 20 tries a row): the template generators'
+    shared loop."""
+    from bench.generated.lexicon import Lexicon  # Faker: a development dependency, for training only
+
+    rng = random.Random(seed)
+    rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    attempts = 0
+    while len(rows) < count and attempts < count * 20:
+        attempts += 1
+        row = draw(Lexicon(rng.getrandbits(48)))
+        if row["text"] in seen:
+            continue
+        seen.add(row["text"])
+        rows.append(row)
+    return rows
 
 
 def rows_sha(texts: Sequence[str], labels: np.ndarray) -> str:

@@ -19,8 +19,9 @@ so that cross-validation can hold out whole kinds.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
+
+from properties.training.common import distinct_rows
 
 SEED = 31
 # Share of rows that are informal; the rest are formal.
@@ -226,22 +227,13 @@ FORMAL: tuple[Callable, ...] = (_minutes, _policy, _report_finding, _letter, _no
 
 def generate(count: int, seed: int = SEED) -> list[dict]:
     """`count` distinct rows {text, label, template}: label 1 formal, 0 informal."""
-    from bench.generated.lexicon import Lexicon  # Faker: a development dependency, for training only
+    return distinct_rows(count, seed, _draw)
 
-    rng = random.Random(seed)
-    rows: list[dict] = []
-    seen: set[str] = set()
-    attempts = 0
-    while len(rows) < count and attempts < count * 20:
-        attempts += 1
-        lex = Lexicon(rng.getrandbits(48))
-        informal = lex.chance(INFORMAL_SHARE)
-        kind = lex.pick(INFORMAL if informal else FORMAL)
-        text = kind(lex)
-        if informal and lex.chance(LOWER_SHARE):
-            text = text.lower()
-        if text in seen:
-            continue
-        seen.add(text)
-        rows.append({"text": text, "label": int(not informal), "template": kind.__name__.lstrip("_")})
-    return rows
+
+def _draw(lex) -> dict:
+    informal = lex.chance(INFORMAL_SHARE)
+    kind = lex.pick(INFORMAL if informal else FORMAL)
+    text = kind(lex)
+    if informal and lex.chance(LOWER_SHARE):
+        text = text.lower()
+    return {"text": text, "label": int(not informal), "template": kind.__name__.lstrip("_")}

@@ -18,10 +18,10 @@ seeded from `random.Random(SEED)`, so the rows are the same on every run. Each r
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 
 from properties.training import avoided_answer_rows as answered
+from properties.training.common import distinct_rows
 
 SEED = 25
 # Share of rows that say nothing; the rest inform.
@@ -578,20 +578,10 @@ INFORMATIVE: tuple[Callable, ...] = (
 
 def generate(count: int, seed: int = SEED) -> list[dict]:
     """`count` distinct rows {text, label, template}: label 1 says nothing, 0 informs."""
-    from bench.generated.lexicon import Lexicon  # Faker: a development dependency, for training only
+    return distinct_rows(count, seed, _draw)
 
-    rng = random.Random(seed)
-    rows: list[dict] = []
-    seen: set[str] = set()
-    attempts = 0
-    while len(rows) < count and attempts < count * 20:
-        attempts += 1
-        lex = Lexicon(rng.getrandbits(48))
-        empty = lex.chance(EMPTY_SHARE)
-        kind = lex.pick(EMPTY if empty else INFORMATIVE)
-        text = kind(lex)
-        if text in seen:
-            continue
-        seen.add(text)
-        rows.append({"text": text, "label": int(empty), "template": kind.__name__.lstrip("_")})
-    return rows
+
+def _draw(lex) -> dict:
+    empty = lex.chance(EMPTY_SHARE)
+    kind = lex.pick(EMPTY if empty else INFORMATIVE)
+    return {"text": kind(lex), "label": int(empty), "template": kind.__name__.lstrip("_")}
