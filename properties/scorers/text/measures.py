@@ -26,6 +26,11 @@ UNIT = (
 )
 _NUMBER = r"\d+(?:[.,]\d+)*|" + "|".join(NUMBER_NAMES.split())
 _QUANTITY = re.compile(rf"(?<![\w.,])({_NUMBER})[\s-]?({UNIT})\b", re.IGNORECASE)
+# A bare "m" is metres only right after a figure with no currency sign before it ("5 m long";
+# "$5 m" is five million).
+# A unit as a quantity of a text may write it, "m" included.
+WRITTEN_UNIT = rf"(?:{UNIT}|m)"
+_METRES = re.compile(rf"(?<![\w.,$€£¥])({_NUMBER})\s?(m)\b(?![²³'’])")
 _SPELLING = {"hrs": "hours", "hr": "hour", "yrs": "years", "yr": "year", "kilos": "kilograms", "kilo": "kilogram"}
 # Durations written in words: "half an hour", "a quarter of an hour", "an hour and a half", "a week".
 _WORD_DURATION = re.compile(
@@ -48,7 +53,7 @@ def quantities(text: str) -> list[tuple[str, Any]]:
     """Each number with a unit after it, and each duration in words: (the number or the words as
     written, the quantity)."""
     found = []
-    for match in _QUANTITY.finditer(text):
+    for match in [*_QUANTITY.finditer(text), *_METRES.finditer(text)]:
         number, unit = match.group(1), match.group(2)
         value = number_value(number)
         if value is None:

@@ -149,7 +149,7 @@ def _same_quantities(statement: str, sentence: str) -> list[tuple[str, str]]:
 
 def _quantity_text(text: str, written: str) -> str:
     """The quantity as written in the text, its unit with it ("300 cm", "half an hour")."""
-    match = re.search(rf"(?<![\w.,]){re.escape(written)}(?:[\s-]?{measures.UNIT})?\b", text, re.IGNORECASE)
+    match = re.search(rf"(?<![\w.,]){re.escape(written)}(?:[\s-]?{measures.WRITTEN_UNIT})?\b", text, re.IGNORECASE)
     return match.group() if match else written
 
 
@@ -297,6 +297,8 @@ def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | Non
     unnamed, quantities = untimed, [said for said, _ in _same_quantities(untimed, passage)]
     for said in quantities:
         unnamed = unnamed.replace(said, " " * len(said), 1)
+    # "W." of "238 W." is the unit "W": a name's closing punctuation is the sentence's.
+    entities = [entity.rstrip(".,;:!?") for entity in entities if entity.rstrip(".,;:!?")]
     entities = [
         entity
         for entity in entities
@@ -311,17 +313,13 @@ def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | Non
         said = sorted(figures(passage) - figures(statement))
         documents = f"the documents say {', '.join(said)}" if said else "the documents give no such figure"
         return f"{documents}, the answer says {', '.join(missing)}"
-    lower = " ".join(passage.lower().split())
-    stems = statements.content_stems(passage)
+    other_months = months(untimed) - months(passage)
+    if other_months:
+        given = sorted(months(passage))
+        documents = f"the documents say {', '.join(given)}" if given else "the documents give no such month"
+        return f"{documents}, the answer says {', '.join(sorted(other_months))}"
     short = abbreviations.short_forms(untimed, passage)
-    absent = [
-        entity
-        for entity in names(unnamed, entities)
-        if " ".join(entity.lower().split()) not in lower
-        and not statements.content_stems(entity) <= stems
-        and not measures.is_a_quantity_given_in(entity, passage)
-        and not _short_form_of_words_in(entity, short, passage, stems)
-    ]
+    absent = [entity for entity in names(unnamed, entities) if not given_in(entity, passage, short)]
     if absent:
         return f"the documents do not mention {', '.join(absent)}"
     mixed = _mixed_clauses(statement, passage)
@@ -332,6 +330,53 @@ def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | Non
         side = "denies" if negated_words(statement) - negated_words(closest) else "affirms"
         return f"the answer {side} what the documents say: \u201c{_preview(closest)}\u201d"
     return None
+
+
+def given_in(name: str, passage: str, short: dict[str, str] | None = None) -> bool:
+    """Whether the passage mentions a name of the answer: as written, by its content words, as a
+    quantity it gives in any unit ("three weeks" for "21 days"), or by short forms of its words
+    ("UK" for "United Kingdom"; `short`: `abbreviations.short_forms` of the statement, if known)."""
+    stems = statements.content_stems(passage)
+    return (
+        " ".join(name.lower().split()) in " ".join(passage.lower().split())
+        or statements.content_stems(name) <= stems
+        or measures.is_a_quantity_given_in(name, passage)
+        or _short_form_of_words_in(
+            name, abbreviations.short_forms(name, passage) if short is None else short, passage, stems
+        )
+    )
+
+
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+# A month by its name or its usual short form, capitalised as in a date ("14 May 2026", "Oct 3");
+# "May" only where a date puts it, next to a figure (elsewhere it is mostly the verb).
+_MONTH = re.compile(
+    r"\b(?:(?P<name>Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b\.?"
+    r"|(?<=\d )(?P<may>May)\b|(?P<may_first>May)(?= \d))"
+)
+
+
+def months(text: str) -> set[str]:
+    """The months a text names, as full names ("October" for "Oct")."""
+    found = set()
+    for match in _MONTH.finditer(text):
+        written = (match["name"] or "may").lower()
+        found.add(next(month for month in _MONTHS if month.startswith(written[:3])).capitalize())
+    return found
 
 
 def _without(text: str, found: Sequence[times.TimeOfDay]) -> str:
@@ -345,11 +390,16 @@ def _inside_a_time(entity: str, found: Sequence[times.TimeOfDay]) -> bool:
     return any(entity in time.text or time.text in entity for time in found)
 
 
+_POSSESSIVE = re.compile(r"['’]s?$")
+
+
 def _short_form_of_words_in(entity: str, short: dict[str, str], passage: str, stems: set[str]) -> bool:
     """Whether each word of the name is in the passage or a short form of its words ("Titan API",
     "Mon-Fri", "USD 585M"), one at least a short form (`abbreviations.short_forms`)."""
     lower = {word.lower() for word in _WORD.findall(passage)}
-    tokens = [token.strip(".") for token in re.split(r"[\s\-–/]+", entity) if token.strip(".")]
+    # A possessive ending is no part of the name ("Labs' CEO", "Energy's CEO").
+    tokens = [_POSSESSIVE.sub("", token).strip(".") for token in re.split(r"[\s\-–/]+", entity)]
+    tokens = [token for token in tokens if token]
     unknown = [token for token in tokens if token.lower() not in lower and statements.stem(token) not in stems]
     return bool(unknown) and all(token in short for token in unknown)
 
@@ -379,7 +429,9 @@ def _mixed_clauses(statement: str, passage: str) -> str | None:
         if len(clauses) < 2 or not wanted <= set().union(*terms):
             continue
         for a, b in ((a, b) for a in range(len(clauses)) for b in range(len(clauses)) if a != b):
-            shared = {term for term in terms[a] & terms[b] if not _is_number(term)}
+            shared = {term for term in terms[a] & terms[b] if not _is_number(term)} | (
+                _linking(clauses[a]) & _linking(clauses[b])
+            )
             own_a = _own_subject(clauses[a], terms[b])
             own_b = _own_subject(clauses[b], terms[a])
             if (
@@ -392,6 +444,15 @@ def _mixed_clauses(statement: str, passage: str) -> str | None:
             ):
                 return clauses[b].strip()
     return None
+
+
+# Verbs that join a subject to its attribute: two clauses with the same one are parallel as surely as
+# two with the same content verb ("X is the finance director of A and Y is its head of sales").
+_LINKING = frozenset({"is", "are", "was", "were", "has", "have", "had"})
+
+
+def _linking(clause: str) -> set[str]:
+    return {word for word in _WORD.findall(clause.lower()) if word in _LINKING}
 
 
 def _own_subject(clause: str, other: set[str]) -> str | None:

@@ -18,3 +18,9 @@ def test_the_number_rule_lists_no_conversion_as_a_difference() -> None:
     assert support.mismatch("A full charge takes 180 minutes.", [], passage) is None
     assert "the answer says 240" in support.mismatch("A full charge takes 240 minutes.", [], passage)
     assert support.mismatch("The battery lasts 47h.", ["47h"], "The battery lasts 47 hours.") is None
+
+
+def test_a_bare_m_after_a_figure_is_metres_but_not_after_a_currency() -> None:
+    assert measures.same_quantity_in("4", "The hose is 4 m long.", "The hose is four metres long.")
+    assert support.copied("The hose is 4 m long.", "The hose is four metres long.")
+    assert not measures.quantities("It raised $4 m in May.")
