@@ -294,7 +294,7 @@ class GroundedInContext(Scorer):
     # 3: every statement is a span, supported ones too. 4: times of day, durations in words and short
     # forms compared as such; an attribute moved between entities of one sentence is unsupported.
     # 5: months compared; "X is A and Y is its B" clauses are parallel; quantities and short forms the
-    # context gives are no missing names; the combination retrained with generated rewordings.
+    # context gives are no missing names.
     version = "5"
     uses_full_context = True
 

@@ -106,7 +106,8 @@ def nli_features(encoder: models.Encoder, rows: Sequence[dict[str, Any]]) -> np.
     """The NLI head's features of each (hypothesis, closest passage of the premise), as the property computes them."""
     claims = [row["hypothesis"] for row in rows]
     contexts = contexts_of(rows)
-    passages, _, vectors = grounded.closest_passages(claims, contexts, encoder)
+    entities = grounded.Grounder.entities_of(claims, prop=grounded.GroundedInContext.name())
+    passages, _, vectors = grounded.closest_passages(claims, contexts, encoder, entities)
     u = np.stack([vectors[c] for c in claims])
     v = np.stack([vectors[p.text] for p in passages])
     lexical = np.array([nli.nli_lexical(c, p.text) for c, p in zip(claims, passages, strict=True)])
@@ -252,7 +253,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     grounder = grounded.Grounder(prop, None, combiner=None)
     part_b = part_b + augment(part_b, prop)
-    features, _ = grounder.features([row["hypothesis"] for row in part_b], contexts_of(part_b))
+    claims = [row["hypothesis"] for row in part_b]
+    features, _ = grounder.features(claims, contexts_of(part_b), grounder.entities(claims))
     combiner, fit = train_combiner(features, labels_of(part_b))
     fit["augmented"] = dict(Counter(row["source"] for row in part_b if row["source"].startswith("augmented")))
     combiner.meta = {
