@@ -44,6 +44,18 @@ MODEL_QUEUE = "models"
 _worker_id = ""
 _received = 0
 
+# Held by the heartbeat thread while it talks to the database, and taken by every fork of this
+# process (billiard replacing a pool process): a process forked while the thread is inside the
+# database driver inherits the driver's global mutexes locked, by a thread it does not have, and
+# hangs at its first query (SQLite's did: a replacement pool process accepted a chunk and never
+# began it). Forks wait for the beat to end instead.
+_database_in_use = threading.Lock()
+os.register_at_fork(
+    before=_database_in_use.acquire,
+    after_in_parent=_database_in_use.release,
+    after_in_child=_database_in_use.release,
+)
+
 
 def return_freed_memory() -> None:
     """Hand the heap's free pages back to the system after a task. glibc keeps what a task freed
@@ -126,12 +138,13 @@ class Heartbeat(threading.Thread):
         from django.db import DatabaseError, close_old_connections
 
         while not self.stopping.is_set():
-            try:
-                self.beat()
-            except DatabaseError as exc:  # a locked or unreachable database: beat again next time
-                logger.warning("heartbeat not written: %s", exc)
-            finally:
-                close_old_connections()
+            with _database_in_use:
+                try:
+                    self.beat()
+                except DatabaseError as exc:  # a locked or unreachable database: beat again next time
+                    logger.warning("heartbeat not written: %s", exc)
+                finally:
+                    close_old_connections()
             if self.pool_hung(time.monotonic(), settings.EVALSITE_WORKER_HANG_S):
                 self.restart_hung_pool()
             self.stopping.wait(settings.EVALSITE_WORKER_HEARTBEAT_S)

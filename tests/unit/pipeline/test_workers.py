@@ -1,7 +1,10 @@
 """Worker heartbeats as the pages read them, and the pool watchdog's arithmetic."""
 
+import os
 import subprocess
 import sys
+import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -134,3 +137,28 @@ def test_a_task_whose_pool_process_is_gone_is_not_running():
     assert workers.orphaned(running, {11, 12}) == set()
     assert workers.orphaned(running, set()) == set(), "a pool without process ids (solo)"
     assert workers.orphaned([SimpleNamespace(id="c", worker_pid=None)], {11}) == set(), "not yet accepted"
+
+
+def test_a_fork_waits_until_the_heartbeat_is_out_of_the_database(monkeypatch):
+    """A pool process forked mid-beat would inherit the database driver's mutexes locked and hang."""
+    inside, leave = threading.Event(), threading.Event()
+
+    def beat_until_told(heartbeat):
+        inside.set()
+        leave.wait(10)
+        heartbeat.stopping.set()
+
+    monkeypatch.setattr(workers.Heartbeat, "beat", beat_until_told)
+    monkeypatch.setattr(workers.Heartbeat, "pool_hung", lambda *args: False)
+    heartbeat = workers.Heartbeat(controller=None)
+    heartbeat.start()
+    assert inside.wait(10)
+    threading.Timer(0.3, leave.set).start()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    waited = time.monotonic() - started
+    os.waitpid(pid, 0)
+    heartbeat.join(10)
+    assert waited >= 0.25, "the fork went ahead while the heartbeat was inside the database"
