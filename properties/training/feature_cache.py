@@ -1,8 +1,8 @@
 """What a causal LM made of each training sentence, kept on disk so that a rerun of a training
 command reads only the sentences it has not read before.
 
-Fluency's training spends nearly all of its time in SmolLM2 reading ~13,000 sentence units (1,652 s
-at load 2, over an hour on a busy machine); a variant of the generated rows or of the head's
+Fluency's training reads ~11,600 sentence units with SmolLM2 before it fits anything (the whole
+command: 1,652 s at load 2, 1,932 s at load 6-7); a variant of the generated rows or of the head's
 regularisation changes a few hundred of them, or none. `read` returns exactly what
 `CausalLM.read(texts, token_layer)` returns, taking the rows it finds in the cache and reading the
 others with the LM (in one call), then storing those.
