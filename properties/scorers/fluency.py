@@ -28,7 +28,7 @@ classifier of acceptability (e.g. a CoLA fine-tune), whose positive-label probab
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -51,10 +51,14 @@ def fluency_features(texts: Sequence[str], lm: causal_lm.CausalLM) -> np.ndarray
 
 
 def read_units(
-    texts: Sequence[str], lm: causal_lm.CausalLM, token_layer: int | None
+    texts: Sequence[str],
+    lm: causal_lm.CausalLM,
+    token_layer: int | None,
+    read: Callable[[Sequence[str]], tuple[np.ndarray, list[np.ndarray]]] | None = None,
 ) -> tuple[np.ndarray, list[np.ndarray]]:
-    """`fluency_features`, and each text's hidden states at `token_layer` for the adapter."""
-    features, states = lm.read(texts, token_layer)
+    """`fluency_features`, and each text's hidden states at `token_layer` for the adapter; `read`
+    stands in for `lm.read(texts, token_layer)` (training reads through a feature cache)."""
+    features, states = read(texts) if read is not None else lm.read(texts, token_layer)
     return np.hstack([features, surface_features(texts)]), states
 
 

@@ -26,8 +26,13 @@ OWN_DATA = Path(__file__).resolve().parent / "data"
 Featurize = Callable[[Sequence[str], models.Encoder], np.ndarray]
 
 
-def parse_args(prop: str, argv: Sequence[str] | None = None) -> argparse.Namespace:
+def parse_args(
+    prop: str, argv: Sequence[str] | None = None, more: Callable[[argparse.ArgumentParser], None] | None = None
+) -> argparse.Namespace:
+    """The shared options; `more` adds a command's own."""
     parser = argparse.ArgumentParser(prog=f"python -m properties.training.{prop}", description=__doc__)
+    if more is not None:
+        more(parser)
     parser.add_argument(
         "--data", type=Path, default=DEFAULT_DATA, help="folder of training files (default: %(default)s)"
     )

@@ -41,3 +41,30 @@ def test_the_packaged_head_records_the_generator() -> None:
     head = load_head(default_head_path("fluency"))
     assert head.meta["generated"] == {"rows": fluency_rows.ROWS, "seed": fluency_rows.SEED}
     assert head.meta["data"]["fluency_rows.py"] == file_sha(Path(fluency_rows.__file__))
+
+
+def test_the_rows_share_no_list_with_the_behaviour_suites_lexicon() -> None:
+    """Written apart from bench/generated: no name, place, product or organisation of its lexicon."""
+    from bench.generated import lexicon
+
+    theirs = {
+        str(value).lower()
+        for name in dir(lexicon)
+        if name.isupper() and isinstance(getattr(lexicon, name), tuple)
+        for value in getattr(lexicon, name)
+        if isinstance(value, str)
+    }
+    ours = {
+        value.lower()
+        for values in (
+            fluency_rows.FIRST_NAMES,
+            fluency_rows.SURNAMES,
+            fluency_rows.PLACES,
+            fluency_rows.ORGS,
+            fluency_rows.PRODUCTS,
+            fluency_rows.TABLES,
+            fluency_rows.CODE_NAMES,
+        )
+        for value in values
+    }
+    assert theirs and not ours & theirs
