@@ -289,9 +289,11 @@ class Evaluation:
         ]
         Interaction.objects.bulk_create(interactions)
         saved = list(run.interactions.order_by("pk"))
-        for result in results:
-            values = {(i.pk, result.setup.fields[0]): score for i, score in zip(saved, result.scores, strict=True)}
-            scoring.store_values(run.pk, result.setup, values)
+        with scoring.in_process_job(run.pk, [result.setup.name for result in results]) as tally:
+            for result in results:
+                values = {(i.pk, result.setup.fields[0]): score for i, score in zip(saved, result.scores, strict=True)}
+                scoring.store_values(run.pk, result.setup, values)
+                tally.add(values)
         return run
 
     def _run_name(self, project: Project) -> str:

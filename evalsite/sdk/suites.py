@@ -20,10 +20,9 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.urls import reverse
-from django.utils import timezone
 
 from evalsite.sdk.bootstrap import ensure_database
-from properties.models import Interaction, Membership, Project, Run, ScoringJob, input_hash
+from properties.models import Interaction, Membership, Project, Run, input_hash
 from properties.models import TestSuite as StoredSuite
 from properties.pipeline import scoring
 from properties.scorers import registry
@@ -352,28 +351,20 @@ class TestSuite:
 
     def _score(self, run: Run, interactions: list[Interaction], raise_errors: bool) -> SuiteRun:
         names = [scorer.name() for scorer in self.scorers]
-        job = ScoringJob.objects.create(
-            run=run, properties=names, status=ScoringJob.Status.RUNNING, started_at=timezone.now()
-        )
         result = SuiteRun(run.name, run, {}, {})
-        done = failed = 0
-        for scorer in self.scorers:
-            setup = scoring.ScorerSetup(
-                scorer.name(), scorer, tuple(scorer.fields), scorer.queue, scorer.version_key(), scorer.model_id()
-            )
-            values = scoring.compute_scores(setup, interactions, raise_errors)
-            scoring.store_values(run.pk, setup, values)
-            categorical = bool(scorer.is_categorical())
-            shown = [values[(i.pk, _result_field(scorer))] for i in interactions]
-            result.scores_by_property[scorer.name()] = [_shown_value(score, categorical) for score in shown]
-            result.errors[scorer.name()] = [score.error for score in shown]
-            result.categorical[scorer.name()] = categorical
-            bad = {pk for (pk, _), score in values.items() if not score.ok}
-            failed += len(bad)
-            done += len(interactions) - len(bad)
-        ScoringJob.objects.filter(pk=job.pk).update(
-            total=done + failed, done=done, failed=failed, status=ScoringJob.Status.DONE, finished_at=timezone.now()
-        )
+        with scoring.in_process_job(run.pk, names) as tally:
+            for scorer in self.scorers:
+                setup = scoring.ScorerSetup(
+                    scorer.name(), scorer, tuple(scorer.fields), scorer.queue, scorer.version_key(), scorer.model_id()
+                )
+                values = scoring.compute_scores(setup, interactions, raise_errors)
+                scoring.store_values(run.pk, setup, values)
+                tally.add(values)
+                categorical = bool(scorer.is_categorical())
+                shown = [values[(i.pk, _result_field(scorer))] for i in interactions]
+                result.scores_by_property[scorer.name()] = [_shown_value(score, categorical) for score in shown]
+                result.errors[scorer.name()] = [score.error for score in shown]
+                result.categorical[scorer.name()] = categorical
         return result
 
     def runs(self) -> dict[str, dict[str, dict[str, Any]]]:

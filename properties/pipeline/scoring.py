@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -335,4 +336,43 @@ def store_values(run_id: int, setup: ScorerSetup, results: dict[tuple[int, str],
             "error",
             "updated_at",
         ],
+    )
+
+
+@dataclass
+class InProcessTally:
+    """Interactions scored and interactions that failed, per property, as an in-process job counts them."""
+
+    done: int = 0
+    failed: int = 0
+
+    def add(self, results: dict[tuple[int, str], Score]) -> None:
+        """One property's results: an interaction fails when any of its fields failed."""
+        bad = {interaction_id for (interaction_id, _), score in results.items() if not score.ok}
+        self.failed += len(bad)
+        self.done += len({interaction_id for interaction_id, _ in results}) - len(bad)
+
+    def counts(self) -> dict[str, int]:
+        return {"total": self.done + self.failed, "done": self.done, "failed": self.failed}
+
+
+@contextmanager
+def in_process_job(run_id: int, properties: list[str]) -> Iterator[InProcessTally]:
+    """Values computed in the caller's own process (a Python test suite, an evaluation) are recorded as
+    a job of their run, as the workers' are: the run's page lists it, and what is cached under the
+    run's scoring state (pass rates, comparisons, the Data Screen's counts) is read again once the
+    values are stored, rather than up to `pass_rates.CACHE_SECONDS` later. An exception ends the job
+    as failed, with its reason."""
+    job = ScoringJob.objects.create(
+        run_id=run_id, properties=properties, status=ScoringJob.Status.RUNNING, started_at=timezone.now()
+    )
+    tally = InProcessTally()
+    try:
+        yield tally
+    except BaseException as exc:
+        ScoringJob.objects.filter(pk=job.pk).update(**tally.counts())
+        job.fail(f"{type(exc).__name__}: {exc}")
+        raise
+    ScoringJob.objects.filter(pk=job.pk).update(
+        **tally.counts(), status=ScoringJob.Status.DONE, finished_at=timezone.now()
     )

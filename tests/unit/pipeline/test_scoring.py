@@ -2,6 +2,7 @@ import pytest
 
 from properties.models import PropertyValue, ScoringJob
 from properties.pipeline import scoring
+from properties.scorers.base import Score
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory
 
 pytestmark = pytest.mark.django_db
@@ -149,3 +150,23 @@ def test_task_function_scores_the_chunk(run):
     score_chunk_task(job.chunks.get(kind="score").pk)
     job.refresh_from_db()
     assert job.status == "done"
+
+
+def test_values_computed_in_process_are_recorded_as_a_job_of_their_run(run):
+    ids = list(run.interactions.values_list("pk", flat=True))
+    ok, broken = Score(value=1.0), Score.failed("timed out")
+    with scoring.in_process_job(run.pk, ["word_count", "custom"]) as tally:
+        tally.add({(pk, field): ok for pk in ids for field in ("input", "output")})
+        # An interaction fails once, however many of its fields failed.
+        tally.add({(ids[0], "output"): broken, (ids[0], "input"): broken, (ids[1], "output"): ok})
+    job = ScoringJob.objects.get(run=run)
+    assert (job.status, job.properties, job.total, job.done, job.failed) == ("done", ["word_count", "custom"], 7, 6, 1)
+
+
+def test_an_exception_ends_the_in_process_job_as_failed_with_its_reason(run):
+    with pytest.raises(RuntimeError), scoring.in_process_job(run.pk, ["custom"]) as tally:
+        tally.add({(run.interactions.first().pk, "output"): Score(value=1.0)})
+        raise RuntimeError("the provider is down")
+    job = ScoringJob.objects.get(run=run)
+    assert (job.status, job.done, job.failure) == ("failed", 1, "RuntimeError: the provider is down")
+    assert job.finished_at is not None

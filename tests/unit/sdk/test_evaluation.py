@@ -8,7 +8,8 @@ import time
 import pytest
 
 from evalsite.sdk.evaluation import Evaluation, auto_summarize, weave_output
-from properties.models import PropertyValue, Run
+from properties.models import PropertyValue, Run, ScoringJob
+from properties.quality import pass_rates
 from properties.scorers.base import Score
 from properties.scorers.valid_json import ValidJSON
 from tests.factories import UserFactory
@@ -113,3 +114,8 @@ def test_with_a_project_the_evaluation_is_stored_as_a_run():
     matched = PropertyValue.objects.filter(run=run, property_name="match").order_by("interaction")
     assert [v.value for v in matched] == [1.0, 0.0, 1.0]
     assert PropertyValue.objects.filter(run=run, property_name="valid_json", field="output").count() == 3
+    # Recorded as a job of the run, as the workers' values are: caches keyed by the run's scoring
+    # state (pass rates, comparisons) see the values once they are stored.
+    job = ScoringJob.objects.get(run=run)
+    assert (job.status, job.properties, job.total, job.done, job.failed) == ("done", ["match", "valid_json"], 6, 6, 0)
+    assert pass_rates.scoring_state(run) == (job.pk, 6, 0, "done")
