@@ -26,6 +26,7 @@ from django.db.models import Case, Expression, F, FilteredRelation, Q, QuerySet,
 from django.db.models.functions import Cast, Concat, NullIf
 from django.http import HttpRequest
 
+from properties import read_ahead
 from properties.compare.matching import match_interactions
 from properties.models import Interaction, PropertyValue, Run
 from properties.quality import criteria
@@ -41,6 +42,10 @@ EXPORT_PAGE = 1000
 # Property values joined per query: SQLite joins at most 64 tables in one query, so a project with
 # more properties than this is read in several queries per page, a group of properties each.
 JOINS_PER_QUERY = 48
+# The next pages are read on a second connection while this one is written (properties.read_ahead):
+# the server's time per page and the worker's overlap. A page queued is ~1 MB of rows.
+READ_AHEAD_PAGES = 1
+READ_AHEAD_VENDORS = {"postgresql", "sqlite"}
 # Chunks taken from the database per step when streaming under ASGI.
 ASYNC_STEP = 16
 # Characters per chunk sent: many rows a chunk, as a row a chunk cost the server a write per row.
@@ -226,8 +231,15 @@ class PageReader:
 
 def _pivoted_pages(run: Run, query: ScreenQuery | None, addresses: list[str], columns: tuple[str, ...]):
     reader = PageReader(_pivot_queries(addresses, criteria.criteria_for(run.project, addresses), columns))
-    for ids in view_pages(run, query or ScreenQuery()):
-        yield reader.rows(ids)
+
+    def pages() -> Iterator[list]:
+        for ids in view_pages(run, query or ScreenQuery()):
+            yield reader.rows(ids)
+
+    if connection.vendor in READ_AHEAD_VENDORS and read_ahead.can_read_ahead():
+        yield from read_ahead.read_ahead(pages, READ_AHEAD_PAGES)
+    else:
+        yield from pages()
 
 
 # --- rows and records -----------------------------------------------------------------------
