@@ -22,7 +22,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connection, transaction
-from django.db.models import Case, Expression, F, FilteredRelation, Q, QuerySet, TextField, Value, When
+from django.db.models import Case, Expression, F, FilteredRelation, Lookup, Q, QuerySet, TextField, Value, When
 from django.db.models.functions import Cast, Concat, NullIf
 from django.http import HttpRequest
 
@@ -207,7 +207,7 @@ class PageReader:
                 cursor.execute("SET LOCAL jit = off")
             for number in range(len(self.queries)):
                 sql, params, compiler, converters = self._compile(number, ids)
-                cursor.execute(sql, [*params, *ids])
+                cursor.execute(sql, [*params, *_page_parameters(ids)])
                 rows = cursor.fetchall()
                 for row in compiler.apply_converters(rows, converters) if converters else rows:
                     if not number:
@@ -219,14 +219,33 @@ class PageReader:
     def _compile(self, number: int, ids: list[int]) -> tuple[str, list, Any, dict]:
         key = (number, len(ids))
         if key not in self._compiled:
-            compiler = self.queries[number].filter(pk__in=ids).query.get_compiler(connection=connection)
+            in_page = _AnyOf(F("pk"), ids) if connection.vendor == "postgresql" else Q(pk__in=ids)
+            compiler = self.queries[number].filter(in_page).query.get_compiler(connection=connection)
             sql, params = compiler.as_sql()
             # The ids are the query's last parameters (its WHERE): the others are the same each page.
-            if list(params[len(params) - len(ids) :]) != ids:
+            page = len(_page_parameters(ids))
+            if list(params[len(params) - page :]) != _page_parameters(ids):
                 raise RuntimeError("the export's page query does not end with its ids")
             converters = compiler.get_converters([column for column, _, _ in compiler.select])
-            self._compiled[key] = (sql, list(params[: len(params) - len(ids)]), compiler, converters)
+            self._compiled[key] = (sql, list(params[: len(params) - page]), compiler, converters)
         return self._compiled[key]
+
+
+class _AnyOf(Lookup):
+    """`pk = ANY(%s)`, the page's ids as one array (PostgreSQL). With `IN` and 1,000 placeholders
+    psycopg split the query anew each page (~3.5 ms of the worker's CPU) and the server took about
+    25 ms longer a page of 1,000 (180 against 155 ms, alternated, load 10)."""
+
+    lookup_name = "any_of"
+    prepare_rhs = False
+
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list]:
+        lhs, params = self.process_lhs(compiler, connection)
+        return f"{lhs} = ANY(%s)", [*params, self.rhs]
+
+
+def _page_parameters(ids: list[int]) -> list:
+    return [ids] if connection.vendor == "postgresql" else ids
 
 
 def _pivoted_pages(run: Run, query: ScreenQuery | None, addresses: list[str], columns: tuple[str, ...]):
