@@ -6,6 +6,7 @@ import time
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.urls import reverse
 
 from properties import export, read_ahead
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
@@ -95,6 +96,24 @@ def test_an_export_whose_reader_fails_ends_with_the_error(monkeypatch):
     chunks = export.csv_stream(export.run_csv_rows(run))
     with pytest.raises(RuntimeError, match="the server went away"):
         list(chunks)
+    assert not _threads()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_abandoned_download_stops_the_thread(client, monkeypatch):
+    monkeypatch.setattr(export, "EXPORT_PAGE", 2)
+    monkeypatch.setattr(export, "STREAM_CHUNK_CHARS", 100)
+    monkeypatch.setattr(export, "READ_AHEAD_VENDORS", {"sqlite", "postgresql"})
+    user = UserFactory()
+    run = RunFactory(project=ProjectFactory(owner=user))
+    for number in range(10):
+        InteractionFactory(run=run, user_interaction_id=f"row-{number}")
+    client.force_login(user)
+    response = client.get(reverse("properties:run-export", args=[run.pk, "csv"]))
+    chunks = iter(response.streaming_content)
+    assert b"row-0" in next(chunks) + next(chunks), "the header, then the first page's rows"
+    assert _threads(), "reading ahead while the first page is sent"
+    response.close()  # what the server does when the browser goes away
     assert not _threads()
 
 
