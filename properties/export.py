@@ -43,9 +43,9 @@ EXPORT_PAGE = 1000
 # more properties than this is read in several queries per page, a group of properties each.
 JOINS_PER_QUERY = 48
 # The next page is read on a second connection while this one is written (properties.read_ahead):
-# the server's time per page and the worker's overlap. A page queued is ~1 MB of rows. Not on
-# SQLite, whose reading is the worker's own CPU: 100,000 rows alternated, 4 rounds, load 9 to 16,
-# took 17.1 to 27.1 s read ahead and 15.9 to 33.7 s in turn, the same CPU and 4.5 MB more memory.
+# the server's time per page and the worker's overlap, for 1 to 2 MB more above idle. Not on SQLite,
+# whose reading is the worker's own CPU: 100,000 rows alternated, 4 rounds, load 9 to 16, took 17.1
+# to 27.1 s read ahead and 15.9 to 33.7 s in turn, the same CPU and 4.5 MB more memory.
 READ_AHEAD_PAGES = 1
 READ_AHEAD_VENDORS = {"postgresql"}
 # Chunks taken from the database per step when streaming under ASGI.
