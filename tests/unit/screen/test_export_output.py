@@ -136,3 +136,28 @@ def test_exports_write_what_they_wrote_before(client, monkeypatch, joins_per_que
     assert found.keys() == expected.keys()
     for case, body in expected.items():
         assert found[case] == body, case
+
+
+# The same exports with the pages read ahead on a second connection (properties.read_ahead), which
+# sees committed rows only: the test commits them.
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("page", [export.EXPORT_PAGE, 2])
+def test_exports_read_ahead_write_the_same_bytes(client, monkeypatch, page):
+    monkeypatch.setattr(export, "EXPORT_PAGE", page)
+    monkeypatch.setattr(export, "READ_AHEAD_VENDORS", {"sqlite", "postgresql"})
+    read = []
+    monkeypatch.setattr(export.read_ahead, "read_ahead", _counted(export.read_ahead.read_ahead, read))
+    user = UserFactory()
+    run = _build(user)
+    client.force_login(user)
+    found = _exports(client, run)
+    assert len(read) == len(VIEWS) * 2, "every export read ahead"
+    assert found == json.loads(GOLDEN.read_text())
+
+
+def _counted(function, calls: list):
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return function(*args, **kwargs)
+
+    return counted
