@@ -17,6 +17,8 @@ The rows of every source are shuffled with a fixed seed and split in two disjoin
   cross-validated ROC-AUC. What each signal adds is printed: its ROC-AUC alone, and the
   cross-validated ROC-AUC without it.
 
+Every statement is read restated in its passage's terms, as the property reads it (`restate`).
+
 Part B never trains the NLI head, so the combination sees the head's error as on new data.
 `--reuse-nli-head` refits the combination only (~6 min), keeping the NLI head already written.
 """
@@ -108,9 +110,11 @@ def nli_features(encoder: models.Encoder, rows: Sequence[dict[str, Any]]) -> np.
     contexts = contexts_of(rows)
     entities = grounded.Grounder.entities_of(claims, prop=grounded.GroundedInContext.name())
     passages, _, vectors = grounded.closest_passages(claims, contexts, encoder, entities)
-    u = np.stack([vectors[c] for c in claims])
-    v = np.stack([vectors[p.text] for p in passages])
-    lexical = np.array([nli.nli_lexical(c, p.text) for c, p in zip(claims, passages, strict=True)])
+    premises = [p.text for p in passages]
+    restated, vectors = grounded.restate(claims, premises, vectors, encoder)
+    u = np.stack([vectors[c] for c in restated])
+    v = np.stack([vectors[p] for p in premises])
+    lexical = np.array([nli.nli_lexical(c, p) for c, p in zip(restated, premises, strict=True)])
     return nli.pair_features(u, v, lexical)
 
 
