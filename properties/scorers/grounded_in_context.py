@@ -10,7 +10,10 @@ history (`uses_full_context`); Python callers may pass a plain string or a list 
    is covered end to end. Each statement's closest passage: among the `CANDIDATES` passages that
    share most of its content words, the one with the highest cosine of the packaged MiniLM
    embeddings plus the share of the statement's content words it contains.
-3. Signals per statement (`COMBINER_FEATURES`): the NLI signal (`nli.py`) and the packaged
+3. Each statement is restated in its passage's terms (`text.restatement`: a quantity the passage
+   gives in another unit written as the passage writes it, a short form of its words written out),
+   and the learnt signals read the restated statement. Signals per statement (`COMBINER_FEATURES`):
+   the NLI signal (`nli.py`) and the packaged
    ms-marco cross-encoder's logit against the closest passage, the embeddings' cosine, the share
    of content words new to the passage and to the whole context (separately for one-phrase
    answers), and the share of numbers and of named entities (spaCy) of the statement that the
@@ -47,7 +50,7 @@ from properties.scorers.registry import builtin
 from properties.scorers.retrieval_relevance import documents_of
 from properties.scorers.runtime import cross_encoder, models, nli, spacy_english
 from properties.scorers.runtime.heads import ARTIFACTS, Head, load_head
-from properties.scorers.text import measures, statements, support
+from properties.scorers.text import measures, restatement, statements, support
 
 COMBINER = ARTIFACTS / "grounded.npz"
 COMBINER_FEATURES = (
@@ -182,6 +185,15 @@ def closest_passages(
     return best, cosines, vectors
 
 
+def restate(
+    claims: Sequence[str], premises: Sequence[str], vectors: dict[str, np.ndarray], encoder: models.Encoder
+) -> tuple[list[str], dict[str, np.ndarray]]:
+    """Each claim restated in its passage's terms (`restatement.restated`), and the embeddings with
+    those of the restated claims added (only the claims that changed are embedded again)."""
+    restated = [restatement.restated(claim, premise) for claim, premise in zip(claims, premises, strict=True)]
+    return restated, {**vectors, **embed(encoder, [text for text in restated if text not in vectors])}
+
+
 def _mentions(claim: str, entities: Sequence[str], passage: str) -> float:
     """The share of the claim's figures and names that a passage mentions (1.0 when it has none)."""
     wanted = [*support.figures(claim), *(e.lower() for e in entities)]
@@ -234,17 +246,20 @@ class Grounder:
         self, claims: Sequence[str], contexts: Sequence[Context], entities: Sequence[Sequence[str]]
     ) -> tuple[np.ndarray, list[Passage]]:
         """One row of `COMBINER_FEATURES` per claim, and the claim's closest passage."""
-        passages, cosines, vectors = closest_passages(claims, contexts, self.encoder, entities)
+        passages, _, vectors = closest_passages(claims, contexts, self.encoder, entities)
         premises = [p.text for p in passages]
-        u = np.stack([vectors[c] for c in claims])
+        # The learnt signals read each claim in its passage's units and words (`text.restatement`).
+        restated, vectors = restate(claims, premises, vectors, self.encoder)
+        u = np.stack([vectors[c] for c in restated])
         v = np.stack([vectors[p] for p in premises])
-        entailment = self.nli.entailment(claims, premises, u, v)
-        ce_logits = self.reranker.logits(list(zip(claims, premises, strict=True)))
+        cosines = np.einsum("ij,ij->i", u, v)
+        entailment = self.nli.entailment(restated, premises, u, v)
+        ce_logits = self.reranker.logits(list(zip(restated, premises, strict=True)))
         rows = []
-        for i, claim in enumerate(claims):
+        for i, claim in enumerate(restated):
             novel_passage = nli.nli_lexical(claim, premises[i])[0]
             lexical = context_lexical(claim, entities[i], contexts[i])
-            short = float(len(claim.split()) <= SHORT_CLAIM_WORDS)
+            short = float(len(claims[i].split()) <= SHORT_CLAIM_WORDS)
             row = [float(logit(entailment[i])), ce_logits[i], cosines[i], novel_passage, *lexical]
             rows.append([*row, short, short * lexical[0]])
         return np.array(rows, dtype=np.float64).reshape(-1, len(COMBINER_FEATURES)), passages
@@ -294,8 +309,9 @@ class GroundedInContext(Scorer):
     # 3: every statement is a span, supported ones too. 4: times of day, durations in words and short
     # forms compared as such; an attribute moved between entities of one sentence is unsupported.
     # 5: months compared; "X is A and Y is its B" clauses are parallel; quantities and short forms the
-    # context gives are no missing names.
-    version = "5"
+    # context gives are no missing names. 6: the learnt signals read the statement restated in its
+    # passage's units and words. 7: NLI head and combination retrained with generated paraphrase rows.
+    version = "7"
     uses_full_context = True
 
     def __init__(self, nli_model: str | None = None, threshold: float = 0.5) -> None:

@@ -52,6 +52,11 @@ def _registry() -> Any:
 def quantities(text: str) -> list[tuple[str, Any]]:
     """Each number with a unit after it, and each duration in words: (the number or the words as
     written, the quantity)."""
+    return [(written, quantity) for written, quantity, _ in quantity_spans(text)]
+
+
+def quantity_spans(text: str) -> list[tuple[str, Any, tuple[int, int]]]:
+    """`quantities` with where each is written, unit included: (number or words, quantity, (start, end))."""
     found = []
     for match in [*_QUANTITY.finditer(text), *_METRES.finditer(text)]:
         number, unit = match.group(1), match.group(2)
@@ -62,11 +67,11 @@ def quantities(text: str) -> list[tuple[str, Any]]:
             quantity = value * _registry().parse_units(_SPELLING.get(unit.lower(), unit))
         except Exception:  # noqa: BLE001 - pint raises several kinds of error for a word it cannot read
             continue
-        found.append((number, quantity))
+        found.append((number, quantity, match.span()))
     for match in _WORD_DURATION.finditer(text):
         value = 0.5 if match["half"] else 0.25 if match["quarter"] else 1.0
         value += 0.5 if match["and_a_half"] else 0.0
-        found.append((match.group(), value * _registry().parse_units(match["unit"].lower())))
+        found.append((match.group(), value * _registry().parse_units(match["unit"].lower()), match.span()))
     return found
 
 
