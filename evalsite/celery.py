@@ -25,6 +25,7 @@ def _name_worker(sender, **kwargs) -> None:
 def _import_model_libraries(sender, **kwargs) -> None:
     from properties.pipeline import workers
 
+    workers.share_model_threads(sender.app.amqp.queues.consume_from, getattr(sender, "concurrency", 1) or 1)
     workers.import_model_libraries(sender.app.amqp.queues.consume_from)
 
 

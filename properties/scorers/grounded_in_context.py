@@ -230,6 +230,7 @@ class Grounder:
         self.reranker = cross_encoder.packaged_reranker(prop)
         self.prop = prop
         spacy_english.pipeline(prop)  # loaded with the other models, not on the first batch
+        measures.unit_registry()  # likewise
         self.nli = nli.PackagedNli(prop, self.encoder.model_id) if nli_model is None else nli.hub_nli(prop, nli_model)
         self.combiner = combiner
 

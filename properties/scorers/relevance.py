@@ -29,6 +29,7 @@ value.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,8 @@ PRONOUN_TAGS = frozenset({"PRP", "PRP$", "WP", "WDT", "EX", "DT"})
 # Nor does a verb whose predicate is left to the question ("Jan Novak does.", "Maria can."): a
 # self-contained clause states it, with an object, an attribute, a complement or a prepositional phrase.
 PREDICATE_DEPS = frozenset({"dobj", "attr", "acomp", "xcomp", "ccomp", "oprd", "dative", "agent", "prep"})
+# Short answers parsed per spaCy batch.
+SPACY_BATCH_SIZE = 64
 
 
 @dataclass(frozen=True)
@@ -99,14 +102,23 @@ def is_self_contained(answer: str, prop: str = "relevance") -> bool:
     is a noun or a name ("Paris is the capital of France.", "Jan Novak leads the billing team."), not a pronoun
     ("It costs $29."), a fragment ("$29 a month."), code, or a clause that leaves its predicate to the
     question ("Jan Novak does.")."""
-    (doc,) = spacy_english.parse([answer], prop, spacy_english.FULL, batch_size=1)
-    return any(
-        token.dep_ in ("nsubj", "nsubjpass")
-        and token.tag_ not in PRONOUN_TAGS
-        and token.head.dep_ == "ROOT"
-        and any(child.dep_ in PREDICATE_DEPS for child in token.head.children)
-        for token in doc
-    )
+    return self_contained([answer], prop)[0]
+
+
+def self_contained(answers: Sequence[str], prop: str = "relevance") -> list[bool]:
+    """`is_self_contained` of each answer, the answers parsed in batches: one parse call per answer
+    was about 4% of the RAG template's time."""
+    docs = spacy_english.parse(answers, prop, spacy_english.FULL, batch_size=SPACY_BATCH_SIZE)
+    return [
+        any(
+            token.dep_ in ("nsubj", "nsubjpass")
+            and token.tag_ not in PRONOUN_TAGS
+            and token.head.dep_ == "ROOT"
+            and any(child.dep_ in PREDICATE_DEPS for child in token.head.children)
+            for token in doc
+        )
+        for doc in docs
+    ]
 
 
 def load_head(prop: str, path: Path = CALIBRATION) -> RelevanceHead:
@@ -220,9 +232,10 @@ class Relevance(Scorer):
         readings = relevance_features.read(model, models.packaged_encoder(prop), queries, texts)
         values = head.predict(relevance_features.features(readings, queries, texts))
         alone = sentence.probability(readings.answer_logit)
+        contained = self_contained(texts, prop)
         for k, i in enumerate(scored):
             value = float(values[k])
-            if is_self_contained(texts[k], prop):
+            if contained[k]:
                 value = min(value, float(alone[k]))
             value = round(value, 4)
             details = {

@@ -170,6 +170,23 @@ def test_a_short_answer_is_read_after_its_question(relevance: Relevance) -> None
     assert [(s.label, s.score) for s in price.spans] == [("addresses the input", price.value)]
 
 
+def test_the_short_answers_of_a_batch_are_parsed_together_as_each_alone(relevance: Relevance, monkeypatch) -> None:
+    from properties.scorers import relevance as module
+    from properties.scorers.runtime import spacy_english
+
+    answers = ["Paris is the capital of France.", "It costs $29.", "Jan Novak does.", "Jan Novak leads the team."]
+    alone = [module.is_self_contained(answer) for answer in answers]
+    assert alone == [True, False, False, True]
+    calls = []
+    parse = spacy_english.parse
+    monkeypatch.setattr(
+        spacy_english, "parse", lambda texts, *rest, **options: calls.append(1) or parse(texts, *rest, **options)
+    )
+    assert module.self_contained(answers) == alone
+    relevance.run_batch(answers, None, ["Who leads the team?"] * len(answers))
+    assert len(calls) == 2  # one parse for the four answers, in either call
+
+
 def test_answers_in_chat_forms_address_their_question_and_another_questions_answer_does_not(
     relevance: Relevance,
 ) -> None:

@@ -74,6 +74,26 @@ def test_the_encoder_never_pads_an_answer_to_a_passage(toxicity, monkeypatch) ->
     assert all(max(batch) <= 1.15 * min(batch) + 4 for batch in widths)
 
 
+def test_model_sessions_take_the_cores_the_process_may_run_on(monkeypatch) -> None:
+    # ONNX Runtime's default is every physical core of the machine: a process pinned to one core
+    # then ran two threads taking turns on it, doubling each call's CPU time.
+    monkeypatch.setenv("EVALSITE_MODEL_THREADS", "")
+    monkeypatch.setattr(models.os, "sched_getaffinity", lambda pid: {3}, raising=False)
+    assert models.model_threads() == 1
+    monkeypatch.setenv("EVALSITE_MODEL_THREADS", "2")
+    assert models.model_threads() == 2
+
+
+def test_a_session_is_made_with_those_threads(monkeypatch) -> None:
+    import onnxruntime
+
+    made = []
+    monkeypatch.setattr(models, "model_threads", lambda: 1)
+    monkeypatch.setattr(onnxruntime, "InferenceSession", lambda path, options, providers: made.append(options))
+    models.onnx_session("model.onnx")
+    assert made[0].intra_op_num_threads == 1
+
+
 def test_a_missing_local_model_names_property_model_and_fix() -> None:
     with pytest.raises(ScorerUnavailable) as caught:
         Toxicity(model="/nonexistent/model")

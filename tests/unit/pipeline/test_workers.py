@@ -120,6 +120,27 @@ def test_a_models_worker_imports_the_model_libraries_before_its_pool_forks(
     assert calls == (["imported"] if imported else [])
 
 
+@pytest.mark.parametrize(
+    ("consumed", "concurrency", "configured", "threads"),
+    [
+        ({"models": None}, 2, None, "2"),  # 4 cores, 2 pool processes: 2 threads each
+        ({"models": None}, 8, None, "1"),
+        ({"models": None}, 1, None, None),  # one pool process keeps every core
+        ({"cpu": None}, 2, None, None),
+        ({"models": None}, 2, "3", "3"),  # the operator's setting stands
+    ],
+)
+def test_a_models_worker_shares_the_cores_among_its_pool_processes(
+    consumed, concurrency, configured, threads, monkeypatch
+):
+    from properties.scorers.runtime import models
+
+    monkeypatch.setenv("EVALSITE_MODEL_THREADS", configured or "")  # restored after the test
+    monkeypatch.setattr(models.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    workers.share_model_threads(consumed, concurrency)
+    assert (os.environ["EVALSITE_MODEL_THREADS"] or None) == threads
+
+
 def test_the_model_libraries_import_and_a_missing_one_is_named(monkeypatch):
     from properties.scorers.runtime import models
 
