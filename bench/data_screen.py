@@ -14,8 +14,8 @@ interaction open in the side panel, filters of the filter language (OR, AND with
 metadata key, `disagrees:`), a saved view opened by its link (`?view=<id>`, the redirect and the
 page), and the pass-rate fragment (computed once, then read from the cache; its first computation
 is printed apart). `--compare` loads RUNS runs of INTERACTIONS each and times the comparison page
-of all of them (the key properties' charts) and the row-by-row fragment of two (cached, and with the
-cache emptied before each request: what its first visitor waits). Each database runs
+of all of them (the key properties' charts) and the row-by-row fragment of two, each cached and with
+the cache emptied before each request (what the first visitor after a scoring waits). Each database runs
 in its own process; p50 and p95 of REPEAT requests after two that warm the caches, and the load
 average before and after, are printed.
 
@@ -325,6 +325,8 @@ def measure_compare(database_url: str, interactions: int, runs: int, repeat: int
     results = {"database": connection.vendor, "load_s": load_seconds, "cases": {}, "load_average": os.getloadavg()}
     timings, _ = timed(client, f"/projects/{project_id}/compare/?{chosen}", repeat)
     results["cases"][f"compare {runs} runs"] = figures(timings, None)
+    timings, _ = timed(client, f"/projects/{project_id}/compare/?{chosen}", repeat, cold=True)
+    results["cases"][f"compare {runs} runs, uncached"] = figures(timings, None)
     pair = f"runs={run_ids[0]}&runs={run_ids[1]}"
     timings, _ = timed(client, f"/projects/{project_id}/compare/?{pair}", repeat)
     results["cases"]["compare 2 runs"] = figures(timings, None)
