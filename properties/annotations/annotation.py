@@ -62,8 +62,9 @@ def run_annotation_job(job_id: int, after: int = 0) -> None:
         ScoringJob.objects.filter(pk=job.pk).update(done=0, failed=0)
     started = time.monotonic()
     last = after
+    interactions = Interaction.objects.of_run(job.run_id)
     while True:
-        page = list(job.run.interactions.filter(pk__gt=last).order_by("pk")[:RULES_PAGE])
+        page = list(interactions.filter(pk__gt=last).order_by("pk")[:RULES_PAGE])
         if not page:
             break
         apply_rules(blocks, page)
@@ -155,7 +156,7 @@ def preview_rules(blocks: list[rules.Block], run: Run) -> RulesPreview:
     wanted = rules.addresses(blocks)
     counts: Counter[str] = Counter()
     by_person = read = last = 0
-    interactions = run.interactions.order_by("pk").values_list("pk", "annotation_source")
+    interactions = Interaction.objects.of_run(run.pk).order_by("pk").values_list("pk", "annotation_source")
     while read < PREVIEW_LIMIT:
         page = list(interactions.filter(pk__gt=last)[: min(RULES_PAGE, PREVIEW_LIMIT - read)])
         if not page:

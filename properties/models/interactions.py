@@ -41,12 +41,25 @@ class InteractionQuerySet(models.QuerySet):
     def labelled_by_rules(self) -> InteractionQuerySet:
         return self.filter(annotation__in=PEOPLE_LABELS, annotation_source=AnnotationSource.ESTIMATED)
 
+    def of_run(self, run_id: int) -> InteractionQuerySet:
+        """A run's interactions, bounded by its first and last id (two probes of the (run, id) index).
+
+        PostgreSQL reads `run = X ORDER BY id LIMIT 50` by walking the primary key from the table's
+        first row, as if the run's rows were spread evenly through it; a run loaded after a million
+        other rows made it skip all of them for its first page (350 ms). Bounded, the walk starts at
+        the run's first row (0.2 ms)."""
+        ends = self.filter(run_id=run_id).aggregate(first=models.Min("pk"), last=models.Max("pk"))
+        if ends["first"] is None:
+            return self.filter(run_id=run_id)
+        return self.filter(run_id=run_id, pk__range=(ends["first"], ends["last"]))
+
 
 PEOPLE_LABELS = (Annotation.GOOD, Annotation.BAD)
 
 
 class Interaction(models.Model):
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="interactions")
+    # Indexed by (run, id) below, which also serves every lookup by run alone.
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="interactions", db_index=False)
     user_interaction_id = models.CharField(max_length=255, default=new_interaction_id)
     input = models.TextField(blank=True)
     information_retrieval = models.JSONField(default=list, blank=True)
@@ -82,6 +95,9 @@ class Interaction(models.Model):
                 fields=["run", "annotation", "annotation_source", "estimated_annotation"],
                 name="interaction_run_score",
             ),
+            # A run's first and last id in one probe each (InteractionQuerySet.of_run), and its rows
+            # in id order.
+            models.Index(fields=["run", "id"], name="interaction_run_order"),
         ]
 
     def __str__(self) -> str:

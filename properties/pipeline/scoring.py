@@ -76,8 +76,9 @@ def stale_interaction_ids(run: Run, setup: ScorerSetup) -> Iterator[int]:
     """
     current = PropertyValue.objects.current(setup.name, setup.version_key, setup.model)
     last = 0
+    interactions = Interaction.objects.of_run(run.pk)
     while True:
-        page = list(run.interactions.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True)[:PLAN_PAGE])
+        page = list(interactions.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True)[:PLAN_PAGE])
         if not page:
             return
         settled = set(

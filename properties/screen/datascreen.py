@@ -114,7 +114,7 @@ def filtered_interactions(run: Run, query: ScreenQuery, run_size: int | None = N
 
     The whole filter is one condition the database evaluates, each property condition an EXISTS on
     the interaction's value (rows.py says why nothing is read into Python)."""
-    everything = run.interactions.all()
+    everything = Interaction.objects.of_run(run.pk)
     if query.error:
         return ScreenRows(everything.none(), filtered=True)
     interactions = everything

@@ -49,3 +49,34 @@ def test_property_values_keep_no_index_of_their_own_for_their_keys_and_the_migra
     with connection.schema_editor() as editor:
         migration.drop_key_indexes(apps, editor)
     assert _single_column_indexes(keys) == {}
+
+
+def _interaction_indexes() -> dict[str, list[str]]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, "properties_interaction")
+    return {
+        name: found["columns"]
+        for name, found in constraints.items()
+        if found["index"] and not found["unique"] and not found["primary_key"]
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_interactions_are_indexed_by_run_and_id_instead_of_run_alone_and_the_migration_goes_back() -> None:
+    import importlib
+
+    from django.apps import apps
+    from django.db import connection
+
+    assert _interaction_indexes()["interaction_run_order"] == ["run_id", "id"]
+    assert ["run_id"] not in _interaction_indexes().values()
+
+    migration = importlib.import_module("properties.migrations.0019_interaction_run_order")
+    with connection.schema_editor() as editor:
+        migration.create_run_index(apps, editor)
+    assert ["run_id"] in _interaction_indexes().values()
+    with connection.schema_editor() as editor:
+        migration.drop_run_index(apps, editor)
+    assert ["run_id"] not in _interaction_indexes().values()
