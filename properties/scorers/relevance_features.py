@@ -108,12 +108,29 @@ def answer_form(question: str, answer: str) -> list[float]:
     ]
 
 
+# The model readings the head's features are made from, one column each (`model_columns`): what a
+# training run keeps in its cache (`properties/training/reading_cache.py`).
+MODEL_COLUMNS = ("answer_logit", "with_question_logit", "question_alone_logit", "best_sentence_logit", "cosine")
+
+
+def model_columns(readings: Readings) -> np.ndarray:
+    """The readings the features need, one row of `MODEL_COLUMNS` per pair."""
+    best_sentence = [float(np.max(logits)) for logits in readings.sentence_logits]
+    columns = [readings.answer_logit, readings.with_question_logit, readings.question_alone_logit, best_sentence]
+    return np.column_stack([*columns, readings.cosine]).astype(np.float64)
+
+
 def features(readings: Readings, questions: Sequence[str], answers: Sequence[str]) -> np.ndarray:
     """One row of `FEATURES` per pair."""
+    return features_of(model_columns(readings), questions, answers)
+
+
+def features_of(columns: np.ndarray, questions: Sequence[str], answers: Sequence[str]) -> np.ndarray:
+    """One row of `FEATURES` per pair, from its `MODEL_COLUMNS` and its text."""
     rows = []
-    for k, (question, answer) in enumerate(zip(questions, answers, strict=True)):
-        added = readings.with_question_logit[k] - readings.question_alone_logit[k]
-        logits = [readings.answer_logit[k], readings.with_question_logit[k], readings.question_alone_logit[k], added]
-        best_sentence = float(np.max(readings.sentence_logits[k]))
-        rows.append([*logits, best_sentence, readings.cosine[k], *answer_form(question, answer)])
+    for (answer_logit, with_question, alone, best_sentence, cosine), question, answer in zip(
+        columns, questions, answers, strict=True
+    ):
+        logits = [answer_logit, with_question, alone, with_question - alone]
+        rows.append([*logits, best_sentence, cosine, *answer_form(question, answer)])
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))

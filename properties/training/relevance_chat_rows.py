@@ -661,7 +661,8 @@ def dress(draw: Draw, answer: str, background: tuple[str, ...]) -> str:
 
 
 def generate(count: int, seed: int = SEED) -> list[dict]:
-    """About `count` rows {input, output, label}: half answers to their question, half replies to
+    """About `count` rows {input, output, label, kind (the subject, for grouped checks)}: half answers
+    to their question, half replies to
     another question about the same subject (two thirds) or another subject (one third), or replies
     that answer nothing."""
     rng = random.Random(seed)
@@ -669,11 +670,12 @@ def generate(count: int, seed: int = SEED) -> list[dict]:
     rows: list[dict] = []
     previous: Subject | None = None
     while len(rows) < count:
-        subject = draw.pick(SUBJECTS)(draw)
+        make = draw.pick(SUBJECTS)
+        kind, subject = "chat/" + make.__name__.removesuffix("_subject"), make(draw)
         for index, fact in enumerate(subject.facts):
             question = draw.pick(fact.asks)
             rows.append({"input": question, "output": dress(draw, draw.pick(fact.answers), subject.background)})
-            rows[-1]["label"] = 1
+            rows[-1].update(label=1, kind=kind)
             same = [answer for k, other in enumerate(subject.facts) if k != index for answer in other.answers]
             if draw.chance(0.06):
                 negative, background = draw.pick(NON_ANSWERS), subject.background
@@ -681,6 +683,6 @@ def generate(count: int, seed: int = SEED) -> list[dict]:
                 negative, background = draw.pick(draw.pick(previous.facts).answers), previous.background
             else:
                 negative, background = draw.pick(same), subject.background
-            rows.append({"input": question, "output": dress(draw, negative, background), "label": 0})
+            rows.append({"input": question, "output": dress(draw, negative, background), "label": 0, "kind": kind})
         previous = subject
     return rows[:count]

@@ -244,7 +244,8 @@ def _code_questions(rng: random.Random) -> list[Question]:
 
 
 def generate(count: int, seed: int = SEED) -> list[dict]:
-    """About `count` rows {input, output, label}: half a question with an answer to it, half with an
+    """About `count` rows {input, output, label, kind (the question's kind, for grouped checks)}: half
+    a question with an answer to it, half with an
     answer to another question about the same subject (two thirds) or of another kind about another
     subject (one third)."""
     rng = random.Random(seed)
@@ -254,12 +255,13 @@ def generate(count: int, seed: int = SEED) -> list[dict]:
         questions = _code_questions(rng) if rng.random() < 0.2 else _subject_questions(rng)
         for index, question in enumerate(questions):
             ask = _pick(rng, question.asks)
-            rows.append({"input": ask, "output": question.compose(rng), "label": 1})
+            kind = f"form/{question.kind}"
+            rows.append({"input": ask, "output": question.compose(rng), "label": 1, "kind": kind})
             same = [other for k, other in enumerate(questions) if k != index and other.asks != question.asks]
             # Another subject's answer to a question of another kind: one of the same kind (a price for
             # a price) would answer this question as far as the text can tell.
             elsewhere = [other for other in previous if other.kind != question.kind]
             negative = _pick(rng, elsewhere) if elsewhere and rng.random() < 1 / 3 else _pick(rng, same)
-            rows.append({"input": ask, "output": negative.compose(rng), "label": 0})
+            rows.append({"input": ask, "output": negative.compose(rng), "label": 0, "kind": kind})
         previous = questions
     return rows[:count]

@@ -271,7 +271,8 @@ SUBJECTS: tuple[Callable, ...] = (
 
 
 def generate(count: int, seed: int = SEED) -> list[dict]:
-    """About `count` rows {input, output, label}: half answers to their question, half answers to
+    """About `count` rows {input, output, label, kind (the subject, for grouped checks)}: half answers
+    to their question, half answers to
     another question about the same subject (two thirds) or about another subject (one third)."""
     from bench.generated.lexicon import Lexicon  # Faker: a development dependency, for training only
 
@@ -280,14 +281,16 @@ def generate(count: int, seed: int = SEED) -> list[dict]:
     previous: list[Item] = []
     while len(rows) < count:
         lex = Lexicon(rng.getrandbits(48))
-        items = lex.pick(SUBJECTS)(lex)
+        subject = lex.pick(SUBJECTS)
+        kind = "rows/" + subject.__name__.strip("_").removesuffix("_items")
+        items = subject(lex)
         for index, (asks, answers) in enumerate(items):
             question = lex.pick(asks)
             others = [answer for k, (_, other) in enumerate(items) if k != index for answer in other]
             elsewhere = [answer for _, other in previous for answer in other]
-            rows.append({"input": question, "output": lex.pick(answers), "label": 1})
+            rows.append({"input": question, "output": lex.pick(answers), "label": 1, "kind": kind})
             negatives = elsewhere if previous and (not others or lex.chance(1 / 3)) else others
             if negatives:
-                rows.append({"input": question, "output": lex.pick(negatives), "label": 0})
+                rows.append({"input": question, "output": lex.pick(negatives), "label": 0, "kind": kind})
         previous = items
     return rows[:count]
