@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from properties.scorers.runtime.heads import default_head_path, load_head
 from properties.training import fluency_chat_rows
+from properties.training.common import file_sha
 
 REPLY = "Your ticket KX-40912 is with our team in Ghent, and someone will reply by Friday."
 
@@ -79,3 +81,9 @@ def test_the_rows_share_no_phrase_with_the_generated_behaviour_suite() -> None:
         for value in values
     }
     assert theirs and not ours & theirs
+
+
+def test_the_packaged_head_records_the_chat_rows() -> None:
+    head = load_head(default_head_path("fluency"))
+    assert head.meta["chat_rows"] == {"rows": fluency_chat_rows.ROWS, "seed": fluency_chat_rows.SEED}
+    assert head.meta["data"]["fluency_chat_rows.py"] == file_sha(Path(fluency_chat_rows.__file__))
