@@ -140,8 +140,9 @@ def sentence_case(unit: str) -> str:
 @builtin
 class Fluency(ModelScorer):
     # 2: the least fluent sentence is a span whatever its side of the threshold. 3: sentences weighted
-    # by their words; one-case sentences read in sentence case.
-    version = "3"
+    # by their words; one-case sentences read in sentence case. 4: head and adapter retrained with chat
+    # replies, fluent and made disfluent (`fluency_chat_rows.py`).
+    version = "4"
     display_name = "Fluency"
     description = "How close the text is to fluent, well-formed English: 0 to 1; 0.5 and above reads as fluent."
     positive_labels = ("acceptable", "fluent", "grammatical", "label_1")
