@@ -114,7 +114,8 @@ def filtered_interactions(run: Run, query: ScreenQuery, run_size: int | None = N
 
     The whole filter is one condition the database evaluates, each property condition an EXISTS on
     the interaction's value (rows.py says why nothing is read into Python)."""
-    everything = Interaction.objects.of_run(run.pk)
+    bounds = Interaction.objects.id_bounds(run.pk)
+    everything = Interaction.objects.of_run_between(run.pk, bounds)
     if query.error:
         return ScreenRows(everything.none(), filtered=True)
     interactions = everything
@@ -134,8 +135,8 @@ def filtered_interactions(run: Run, query: ScreenQuery, run_size: int | None = N
     # `disagrees:` lists the furthest from the threshold first, unless the view is sorted otherwise.
     ranking = None if query.sort else disagreement.order_of(run, filters.conjuncts(query.expression))
     if ranking is not None:
-        return ScreenRows(interactions.order_by("pk"), ranking, filtered)
-    return _sorted(run, interactions, query.sort, filtered, total)
+        return ScreenRows(interactions.order_by("pk"), ranking, filtered, id_bounds=bounds)
+    return _sorted(run, interactions, query.sort, filtered, total, bounds)
 
 
 def matching_ids(run: Run, expression: Node, among: list[int]) -> set[int]:
@@ -230,7 +231,14 @@ def _status_q(run: Run, values: QuerySet, condition: StatusCondition, query: Scr
     return Q(Exists(values.filter(wanted)))
 
 
-def _sorted(run: Run, interactions: QuerySet[Interaction], sort: str, filtered: bool, total: int | None) -> ScreenRows:
+def _sorted(
+    run: Run,
+    interactions: QuerySet[Interaction],
+    sort: str,
+    filtered: bool,
+    total: int | None,
+    bounds: tuple[int, int] | None,
+) -> ScreenRows:
     descending = sort.startswith("-")
     key = sort.lstrip("-")
     try:
@@ -239,12 +247,13 @@ def _sorted(run: Run, interactions: QuerySet[Interaction], sort: str, filtered: 
         key = ""
     if not key or key in SORTABLE_COLUMNS:
         column = SORTABLE_COLUMNS.get(key, "pk")
-        return ScreenRows(interactions.order_by(f"-{column}" if descending else column, "pk"), None, filtered, total)
+        ordered = interactions.order_by(f"-{column}" if descending else column, "pk")
+        return ScreenRows(ordered, None, filtered, total, bounds)
     values = PropertyValue.objects.filter(run=run, property_name=prop, field=field_name, value__isnull=False)
     # Descending, ties by descending id too: the index read backwards, no sort.
     order = ("-value", "-interaction_id") if descending else ("value", "interaction_id")
     ranking = Ranking([values.order_by(*order).values_list("interaction_id", "value")])
-    return ScreenRows(interactions.order_by("pk"), ranking, filtered, total)
+    return ScreenRows(interactions.order_by("pk"), ranking, filtered, total, bounds)
 
 
 def page_of(interactions: ScreenRows, number: str | int | None) -> Page:

@@ -302,6 +302,35 @@ def test_a_filtered_count_stops_past_the_cap_and_the_whole_run_is_counted(db, mo
     assert "More than 4 interactions" in html and "page 1 of more than 2" in html
 
 
+@pytest.mark.parametrize(
+    ("where", "count", "capped"),
+    [
+        ("toxicity.output>=0.2", 5, True),  # more than the cap in the first window
+        ("toxicity.output>=0.85", 3, False),  # matches past the window only: counted in the whole run
+        ("toxicity.output>=0.75 OR toxicity.output<0.05", 5, True),  # two in the window, more after
+        ("toxicity.output>2", 0, False),
+    ],
+)
+def test_a_filtered_count_in_its_first_window_then_in_the_whole_run_is_exact_up_to_the_cap(
+    db, monkeypatch, where, count, capped
+):
+    """The count's first window (COUNT_WINDOW ids from the run's first) and the whole run after it
+    give the same count as one count of the whole run, with another run's rows between the run's."""
+    run, other = RunFactory(), RunFactory()
+    for number in range(20):
+        add_value(InteractionFactory(run=run, user_interaction_id=f"r{number:02d}"), "toxicity", value=number / 20)
+        if number % 3 == 0:
+            add_value(InteractionFactory(run=other), "toxicity", value=0.5)
+    monkeypatch.setattr(rows, "COUNT_CAP", 4)
+    monkeypatch.setattr(rows, "COUNT_WINDOW", 8)
+
+    with rows.page_reads():
+        view = datascreen.filtered_interactions(
+            run, datascreen.ScreenQuery.from_params(QueryDict(urlencode({"where": where})))
+        )
+        assert (view.count(), view.capped) == (count, capped)
+
+
 def test_page_reads_set_postgresqls_settings_for_the_page_only(db):
     from django.db import connection
 
