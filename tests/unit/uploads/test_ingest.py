@@ -350,6 +350,25 @@ def test_duplicate_ids_across_batches(run, monkeypatch):
     ]
 
 
+def test_only_a_batch_the_database_refuses_is_checked_for_stored_ids(run, monkeypatch):
+    # Checking every batch cost more than the insert on PostgreSQL (a plan that read the whole run);
+    # the unique (run, id) constraint refuses a batch that repeats an id, and only that one is checked.
+    monkeypatch.setattr(ingest, "BATCH_SIZE", 2)
+    checked = []
+    check = ingest._BatchWriter._drop_stored
+
+    def counting_check(self, rows):
+        checked.append(sorted(rows))
+        check(self, rows)
+
+    monkeypatch.setattr(ingest._BatchWriter, "_drop_stored", counting_check)
+    result = run_ingest(run, "data.csv", "id,output\na,1\nb,2\nc,3\nd,4\ne,5\na,6\n")
+    assert result.accepted == 5
+    assert checked == [["a", "e"]]
+    assert result.errors == [RowError(7, "user_interaction_id", "the same as an earlier row of this file ('a')")]
+    assert Interaction.objects.get(run=run, user_interaction_id="e").output == "5"
+
+
 def test_an_upload_into_a_run_with_rows_keeps_them(run):
     existing = InteractionFactory(run=run, user_interaction_id="a", input="old", output="old answer")
     InteractionFactory(run=run, user_interaction_id="b")
