@@ -346,3 +346,25 @@ def test_page_reads_set_postgresqls_settings_for_the_page_only(db):
     with rows.page_reads():  # inside the test's transaction: the values are put back after
         assert current() == (rows.PAGE_SETTINGS["work_mem"], rows.PAGE_SETTINGS["random_page_cost"])
     assert current() == before
+
+
+def test_an_exports_addresses_are_every_property_and_field_with_a_value_in_the_run(db):
+    # Read by skipping through the run's index, one probe a pair: the same set a DISTINCT gives.
+    run, other = RunFactory(project__enabled_properties=[]), RunFactory()
+    first, second = InteractionFactory(run=run), InteractionFactory(run=run)
+    for interaction, prop, field in [
+        (first, "toxicity", "output"),
+        (second, "toxicity", "output"),
+        (first, "toxicity", "input"),
+        (second, "coverage", "interaction"),
+        (first, "zeta_custom", "output"),
+        (InteractionFactory(run=other), "only_elsewhere", "output"),
+    ]:
+        add_value(interaction, prop, field, value=0.5)
+    distinct = {
+        prop if field == "interaction" else f"{prop}.{field}"
+        for prop, field in PropertyValue.objects.filter(run=run).values_list("property_name", "field").distinct()
+    }
+    addresses = datascreen.property_addresses(run, exhaustive=True)
+    assert distinct == {"coverage", "toxicity.input", "toxicity.output", "zeta_custom.output"}
+    assert addresses == sorted(distinct)
