@@ -368,3 +368,36 @@ def test_an_exports_addresses_are_every_property_and_field_with_a_value_in_the_r
     addresses = datascreen.property_addresses(run, exhaustive=True)
     assert distinct == {"coverage", "toxicity.input", "toxicity.output", "zeta_custom.output"}
     assert addresses == sorted(distinct)
+
+
+@pytest.mark.parametrize("head", [(1_000, 20), (4, 2)], ids=["head holds the page", "small head"])
+def test_a_filtered_view_in_a_propertys_order_pages_the_same_whichever_way_it_is_read(db, monkeypatch, head):
+    # The first values in order are read and filtered by id when they hold the page; a rarer filter
+    # falls back to the database's own walk. Both give the exact order, page by page.
+    monkeypatch.setattr(rows, "HEAD_MIN", head[0])
+    monkeypatch.setattr(rows, "HEAD_PER_MATCH", head[1])
+
+    def toxicity(n):
+        return None if n % 10 == 9 else ((n * 7) % 40) / 40
+
+    run = RunFactory()
+    for number in range(40):
+        interaction = InteractionFactory(run=run, user_interaction_id=f"i{number:02d}")
+        if toxicity(number) is not None:  # every tenth has none: those come last, by id
+            add_value(interaction, "toxicity", value=toxicity(number))
+        add_value(interaction, "coverage", value=0.9 if number % 3 else 0.1)
+    for where, matches in [
+        ("coverage.output > 0.5", lambda n: n % 3 != 0),  # two in three: the head holds the page
+        (
+            "coverage.output < 0.5 AND toxicity.output < 0.1",
+            lambda n: n % 3 == 0 and toxicity(n) is not None and toxicity(n) < 0.1,
+        ),
+    ]:
+        query = datascreen.ScreenQuery.from_params(QueryDict(urlencode({"where": where, "sort": "-toxicity.output"})))
+        wanted = [n for n in range(40) if matches(n)]
+        valued = sorted((n for n in wanted if toxicity(n) is not None), key=lambda n: -toxicity(n))
+        expected = [f"i{n:02d}" for n in valued + [n for n in wanted if toxicity(n) is None]]
+        assert len(expected) == (26 if ">" in where else 2)
+        view = datascreen.filtered_interactions(run, query)
+        paged = [i.user_interaction_id for start in range(0, 40, 5) for i in view[start : start + 5]]
+        assert paged == expected, where
