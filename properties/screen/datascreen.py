@@ -299,7 +299,7 @@ def property_addresses(run: Run, exhaustive: bool = False) -> list[str]:
 def _valued_pairs(run: Run) -> Iterator[tuple[str, str]]:
     """Each (property, field) that has a value in the run, skipping through the (run, property,
     field, ...) index: one probe for the next pair each, where a DISTINCT read every value of the
-    run (1.3 s for 15 million values on PostgreSQL, 0.7 ms skipping)."""
+    run (1.3 s for 15 million values on PostgreSQL, 10 ms skipping, one ORM query a pair)."""
     values = PropertyValue.objects.filter(run=run).order_by("property_name", "field")
     pair = values.values_list("property_name", "field").first()
     while pair is not None:

@@ -41,6 +41,7 @@ COUNT_CAP = 1_000
 # more than the probes they shared. The window bounds the probes where the guess is right and the
 # filter is rare: a filter with fewer than COUNT_CAP matches in it is counted in the whole run.
 COUNT_WINDOW = 50_000
+PROBE_SETTINGS = {"enable_hashjoin": "off", "max_parallel_workers_per_gather": "0"}
 
 # A filtered view in a property's order reads the first values in that order, at least HEAD_MIN
 # and HEAD_PER_MATCH per row wanted, and keeps those whose interaction matches; only when they hold
@@ -52,7 +53,6 @@ HEAD_MIN = 1_000
 HEAD_PER_MATCH = 20
 # Past this many values (deep pages), the database's own plan.
 HEAD_MAX = 5_000
-PROBE_SETTINGS = {"enable_hashjoin": "off", "max_parallel_workers_per_gather": "0"}
 
 
 # PostgreSQL's settings while a page is read, for its transaction only.
