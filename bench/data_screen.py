@@ -16,8 +16,10 @@ redirect and the page), and the pass-rate fragment (computed once, then read fro
 first computation is printed apart). `--compare` loads RUNS runs of INTERACTIONS each and times the
 comparison page of all of them (the key properties' charts) and the row-by-row fragment of two, each
 cached and with the cache emptied before each request (what the first visitor after a scoring
-waits). Each database runs in its own process; p50 and p95 of REPEAT requests after two that warm
-the caches, and the load average before and after, are printed.
+waits); the page also with no run's statistics kept (a threshold just changed), then after keeping
+them as a scoring job's end does (its time per run is printed). Each database runs in its own
+process; p50 and p95 of REPEAT requests after two that warm the caches, and the load average before
+and after, are printed.
 
 With --postgres-url the database is yours and is kept: runs an earlier bench loaded there (named by
 their size and number) are reused, so a million interactions load once (about 25 minutes on two
@@ -179,15 +181,22 @@ def load_values(run, drift: float = 0.0, spans: list[dict] | None = None) -> Non
             cursor.execute(insert.format(value="NULL", label=label), [name, "[]", run.pk])
 
 
-def timed(client, url: str, repeat: int, cold: bool = False, **headers) -> tuple[list[float], object]:
+def timed(
+    client, url: str, repeat: int, cold: bool = False, forget: bool = False, **headers
+) -> tuple[list[float], object]:
     """Milliseconds of `repeat` requests after two that warm the caches, and the last response;
-    `cold`: each request with the cache emptied first (what the first visitor waits)."""
+    `cold`: each request with the cache emptied first (what the first visitor waits); `forget`:
+    and every run's kept statistics deleted (properties.quality.value_summaries)."""
     from django.core.cache import cache
+
+    from properties.models import RunValueSummary
 
     timings = []
     for attempt in range(repeat + 2):
         if cold:
             cache.clear()
+        if forget:
+            RunValueSummary.objects.all().delete()
         started = time.perf_counter()
         response = client.get(url, **headers)
         elapsed = (time.perf_counter() - started) * 1000
@@ -322,13 +331,27 @@ def measure_compare(database_url: str, interactions: int, runs: int, repeat: int
     setup_django(database_url)
     from django.db import connection
 
+    from properties.compare import comparison
+    from properties.models import Run, RunValueSummary
+
     run_ids, load_seconds, client = loaded(interactions, runs)
+    RunValueSummary.objects.filter(run__in=run_ids).delete()
     project_id = client.get(f"/runs/{run_ids[0]}/").context["run"].project_id
     chosen = "&".join(f"runs={pk}" for pk in run_ids)
     results = {"database": connection.vendor, "load_s": load_seconds, "cases": {}, "load_average": os.getloadavg()}
-    timings, _ = timed(client, f"/projects/{project_id}/compare/?{chosen}", repeat)
+    compare_url = f"/projects/{project_id}/compare/?{chosen}"
+    # What the first visitor waits when no run's statistics are kept (a threshold just changed):
+    # the cache emptied and the kept rows deleted before each request.
+    timings, _ = timed(client, compare_url, repeat, cold=True, forget=True)
+    results["cases"][f"compare {runs} runs, nothing kept"] = figures(timings, None)
+    # What a scoring job's end does for each run (the keep_run_summaries task), timed per run.
+    started = time.perf_counter()
+    for run in Run.objects.filter(pk__in=run_ids).select_related("project"):
+        comparison.keep_run_summaries(run)
+    results["keep_s_per_run"] = (time.perf_counter() - started) / len(run_ids)
+    timings, _ = timed(client, compare_url, repeat)
     results["cases"][f"compare {runs} runs"] = figures(timings, None)
-    timings, _ = timed(client, f"/projects/{project_id}/compare/?{chosen}", repeat, cold=True)
+    timings, _ = timed(client, compare_url, repeat, cold=True)
     results["cases"][f"compare {runs} runs, uncached"] = figures(timings, None)
     pair = f"runs={run_ids[0]}&runs={run_ids[1]}"
     timings, _ = timed(client, f"/projects/{project_id}/compare/?{pair}", repeat)
@@ -352,6 +375,8 @@ def report(result: dict, what: str, target_ms: int) -> None:
     )
     if "pass_rates_first_ms" in result:
         print(f"  pass rates, first computation (then cached): {result['pass_rates_first_ms']:.0f} ms")
+    if "keep_s_per_run" in result:
+        print(f"  statistics kept at a scoring job's end: {result['keep_s_per_run']:.2f} s per run")
     print(f"  {'case':<30} {'p50 ms':>8} {'p95 ms':>8} {'matches':>9}  target p95 < {target_ms} ms")
     for case, numbers in result["cases"].items():
         verdict = "ok" if numbers["p95"] < target_ms else "MISS"

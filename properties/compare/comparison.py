@@ -1,11 +1,11 @@
 """Comparing runs: per-property statistics, distributions, and row-by-row matching of two runs.
 
-The comparison page reads each chosen property once for all runs: one grouped query returns, per
-run and histogram bin, the count, the sum and the sum of squares of the values and how many pass,
-from which come the distributions, the means with their intervals and the pass rates. Ten runs of
-10,000 interactions are 100,000 index entries per property, never 100,000 Python objects. A property
-whose values are labels with no number (Content Type) is compared by the share of each label per run,
-from one grouped count.
+Each run's statistics of a property (count, sum, sum of squares, how many pass, the histogram on
+the comparison's shared edges) come from properties.quality.value_summaries: kept in the database
+when a scoring job ends, computed by one grouped query over the runs' index entries for any run
+whose kept ones are missing or stale, never as Python objects per value. From them come the
+distributions, the means with their intervals and the pass rates. A property whose values are
+labels with no number (Content Type) is compared by the share of each label per run.
 """
 
 from __future__ import annotations
@@ -19,16 +19,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.db.models import Avg, Case, Count, F, FloatField, IntegerField, Sum, Value, When
+from django.db.models import Avg, Count, Sum
 
 from properties.annotations.annotation import RunScore, run_score
 from properties.compare.matching import DiffRows, Pair, changed_pairs
 from properties.models import Interaction, PropertyValue, Run
 from properties.projects import property_names
-from properties.quality import criteria, pass_rates
+from properties.quality import criteria, pass_rates, value_summaries
 from properties.quality.criteria import Criterion
+from properties.quality.value_summaries import SQUARED_VALUE
+from properties.screen import datascreen
 
 HISTOGRAM_BINS = 20
+# A histogram's round steps, times a power of ten (see _edges).
+ROUND_STEPS = (1.0, 2.0, 2.5, 5.0)
 WORDS = re.compile(r"\s+|[^\s]+")
 
 
@@ -52,15 +56,6 @@ class RunSummary:
     interactions: int
     score: RunScore
     stats: dict[str, Stat] = field(default_factory=dict)
-
-
-# A value's square for the sums that give a deviation. PostgreSQL raises on a float product that
-# underflows (a value under 1e-154 squared), where the square is as good as 0.
-SQUARED_VALUE = Case(
-    When(value__gt=-1e-150, value__lt=1e-150, then=Value(0.0)),
-    default=F("value") * F("value"),
-    output_field=FloatField(),
-)
 
 
 def summarize_runs(runs: list[Run]) -> list[RunSummary]:
@@ -157,65 +152,81 @@ class PropertyComparison:
 def compare_property(
     runs: list[Run], address: str, criterion: Criterion, bins: int = HISTOGRAM_BINS
 ) -> PropertyComparison:
+    """One property of the runs: each run's statistics as value_summaries keeps them (computed
+    now only for the runs whose kept ones are missing or stale)."""
     prop, _, field_name = address.partition(".")
-    values = PropertyValue.objects.filter(
-        run__in=runs, property_name=prop, field=field_name or "interaction", value__isnull=False
-    )
+    field_name = field_name or "interaction"
+    values = PropertyValue.objects.filter(run__in=runs, property_name=prop, field=field_name, value__isnull=False)
     edges = _edges(values, runs, criterion, bins)
     comparison = PropertyComparison(address, criterion, edges)
+    summaries = value_summaries.run_values(runs, prop, field_name, criterion, edges)
     if not edges:
-        _count_labels(comparison, runs, prop, field_name or "interaction")
+        _count_labels(comparison, summaries)
         return comparison
-    bucket = Case(
-        *(When(value__lt=edge, then=Value(i)) for i, edge in enumerate(edges[1:-1])),
-        default=Value(bins - 1),
-        output_field=IntegerField(),
-    )
-    # Counted on `value`, not the id: every column then is in the (run, property, field, value,
-    # interaction) index, which PostgreSQL reads alone. Counting ids sent it through the run's
-    # values in the table, all properties of them: 13 s a property for 10 runs of 100,000.
-    sums = {
-        "n": Count("value"),
-        "total": Sum("value"),
-        "squares": Sum(SQUARED_VALUE, output_field=FloatField()),
-    }
-    if criterion.judges:
-        sums["passing"] = Count("value", filter=criterion.passing_q())
-    rows = values.values("run_id", bin=bucket).annotate(**sums).order_by()
-    grouped: dict[int, list[dict]] = {}
-    for row in rows:
-        grouped.setdefault(row["run_id"], []).append(row)
-    for run_id, parts in grouped.items():
-        comparison.stats[run_id] = _run_stat(parts, bins, criterion.judges)
+    for run_id, summary in summaries.items():
+        comparison.stats[run_id] = _run_stat(summary)
     return comparison
 
 
-def _count_labels(comparison: PropertyComparison, runs: list[Run], prop: str, field_name: str) -> None:
-    """A property without numbers: count its labels per run (errors and "not applicable" have none)."""
-    labelled = PropertyValue.objects.filter(run__in=runs, property_name=prop, field=field_name, value__isnull=True)
-    rows = labelled.exclude(label="").values("run_id", "label").annotate(n=Count("id")).order_by()
+def _count_labels(comparison: PropertyComparison, summaries: dict[int, value_summaries.RunValues]) -> None:
+    """A property without numbers: each run's label counts, the labels most frequent first."""
     totals: dict[str, int] = {}
-    for row in rows:
-        comparison.label_counts.setdefault(row["run_id"], {})[row["label"]] = row["n"]
-        totals[row["label"]] = totals.get(row["label"], 0) + row["n"]
+    for run_id, summary in summaries.items():
+        comparison.label_counts[run_id] = dict(summary.labels)
+        comparison.stats[run_id] = RunStat(summary.count, None, 0.0, None, [])
+        for label, n in summary.labels.items():
+            totals[label] = totals.get(label, 0) + n
     comparison.labels = sorted(totals, key=lambda label: (-totals[label], label))
-    for run_id, counts in comparison.label_counts.items():
-        comparison.stats[run_id] = RunStat(sum(counts.values()), None, 0.0, None, [])
 
 
 def _edges(values, runs: list[Run], criterion: Criterion, bins: int) -> list[float]:
-    """Shared bin edges: the property's range when it has one, else the values' own."""
+    """Shared bin edges: the property's range when it has one, else the values' own, widened to
+    round steps (1, 2, 2.5 or 5 times a power of ten). Round edges read better on the chart, and
+    runs of about the same values get the same edges whichever of them are compared, so each run's
+    kept statistics serve every comparison it is in (value_summaries keeps them per edges)."""
     low, high = criterion.low, criterion.high
-    if low is None or high is None:
-        found = _value_range(values, runs)
-        if found is None:
-            return []
-        low = found[0] if low is None else low
-        high = found[1] if high is None else high
+    if low is not None and high is not None:
+        return _even_edges(low, high, bins)
+    found = _value_range(values, runs)
+    if found is None:
+        return []
+    rounded = _round_range(found, low, high, bins)
+    if rounded is not None:
+        return _even_edges(*rounded, bins)
+    return _even_edges(found[0] if low is None else low, found[1] if high is None else high, bins)
+
+
+def _even_edges(low: float, high: float, bins: int) -> list[float]:
     if math.isclose(low, high):
         high = low + 1.0
     width = (high - low) / bins
     return [low + i * width for i in range(bins)] + [high]
+
+
+def _round_range(
+    found: tuple[float, float], low: float | None, high: float | None, bins: int
+) -> tuple[float, float] | None:
+    """The narrowest range of `bins` round steps that holds the values and keeps a fixed end of the
+    property's range; None when the values are all equal or too large for round steps."""
+    least, most = found
+    start, end = least if low is None else low, most if high is None else high
+    raw = (end - start) / bins
+    if not math.isfinite(raw) or raw <= 0:
+        return None
+    magnitude = 10.0 ** math.floor(math.log10(raw))
+    for step in (factor * magnitude * scale for scale in (1, 10, 100) for factor in ROUND_STEPS):
+        if step < raw:
+            continue
+        if low is not None:
+            first = low
+        elif high is not None:
+            first = high - bins * step
+        else:
+            first = math.floor(least / step) * step
+        last = high if high is not None else first + bins * step
+        if first <= least and last >= most and math.isfinite(first) and math.isfinite(last):
+            return first, last
+    return None
 
 
 def _value_range(values, runs: list[Run]) -> tuple[float, float] | None:
@@ -230,28 +241,19 @@ def _value_range(values, runs: list[Run]) -> tuple[float, float] | None:
     return (min(ends), max(ends)) if ends else None
 
 
-def _run_stat(parts: list[dict], bins: int, judged: bool) -> RunStat:
-    counts = [0] * bins
-    n = total = squares = 0.0
-    passing = 0
-    for part in parts:
-        counts[part["bin"]] += part["n"]
-        n += part["n"]
-        total += part["total"] or 0.0
-        squares += part["squares"] or 0.0
-        passing += part.get("passing") or 0
-    mean = total / n if n else None
-    variance = (squares - n * mean * mean) / (n - 1) if n > 1 and mean is not None else 0.0
-    return RunStat(int(n), mean, math.sqrt(max(variance, 0.0)), passing if judged else None, counts)
+def _run_stat(summary: value_summaries.RunValues) -> RunStat:
+    n = summary.count
+    mean = summary.total / n if n else None
+    variance = (summary.squares - n * mean * mean) / (n - 1) if n > 1 and mean is not None else 0.0
+    return RunStat(n, mean, math.sqrt(max(variance, 0.0)), summary.passing, list(summary.counts))
 
 
 def compare_properties(runs: list[Run], addresses: list[str], project) -> list[PropertyComparison]:
     """The chosen properties compared across the runs, each cached under the runs' scoring state.
 
-    A property's comparison reads all its values in the runs: 10 runs of 100,000 are a million index
-    entries, 1.3 to 1.7 s a property on two busy cores. Values change only when scoring writes them,
-    so, as the pass rates are, each is kept until a run's latest job moves on (and for at most
-    pass_rates.CACHE_SECONDS, for values written without a job)."""
+    Each run's statistics are kept in the database (value_summaries); the whole comparison is also
+    cached, as the pass rates are, until a run's latest job moves on (and for at most
+    pass_rates.CACHE_SECONDS), which saves the kept rows' reads and the value ranges' probes."""
     judged = criteria.criteria_for(project, addresses)
     names = property_names.names_for(project, addresses)
     states = _scoring_states(runs)
@@ -266,6 +268,18 @@ def compare_properties(runs: list[Run], addresses: list[str], project) -> list[P
     for compared in comparisons:
         compared.name = str(names[compared.address])
     return comparisons
+
+
+def keep_run_summaries(run: Run) -> list[str]:
+    """Keep the run's statistics of each of its properties, as a comparison that holds the run reads
+    them (value_summaries): sent when a scoring job of the run ends. A property without a range of
+    its own gets edges from this run's values; a comparison whose runs span more of them computes
+    its own. Returns the properties' addresses."""
+    addresses = datascreen.property_addresses(run)
+    judged = criteria.criteria_for(run.project, addresses)
+    for address in addresses:
+        compare_property([run], address, judged[address])
+    return addresses
 
 
 def cached_changed_pairs(run_a: Run, run_b: Run, address: str | None, tolerance: float) -> DiffRows:

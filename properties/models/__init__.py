@@ -1,6 +1,7 @@
 """The app's models, one module per aggregate (its label and migrations are the app's):
 - projects: projects, their members and runs, and the test suites stored as projects;
-- interactions: a run's interactions, their annotations and the values computed on them;
+- interactions: a run's interactions, their annotations and the values computed on them, and each
+  run's statistics of those values kept for comparisons;
 - jobs: scoring jobs, the chunks they are sent in, and the workers' heartbeats;
 - uploads: uploaded files and what became of them;
 - tokens: API tokens, stored hashed;
@@ -20,6 +21,7 @@ from properties.models.interactions import (
     InteractionQuerySet,
     PropertyValue,
     PropertyValueQuerySet,
+    RunValueSummary,
     input_hash,
     new_interaction_id,
 )
@@ -57,6 +59,7 @@ __all__ = [
     "RunBudget",
     "RunLLMUsage",
     "RunQuerySet",
+    "RunValueSummary",
     "SavedView",
     "ScoringChunk",
     "ScoringChunkQuerySet",

@@ -195,3 +195,29 @@ class PropertyValue(models.Model):
         if self.field == self.Field.INTERACTION:
             return self.property_name
         return f"{self.property_name}.{self.field}"
+
+
+class RunValueSummary(models.Model):
+    """One run's statistics of one property's values on one field, kept once its values stop
+    changing: what the comparison page shows of the run (properties.quality.value_summaries)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="value_summaries", db_index=False)
+    property_name = models.CharField(max_length=100)
+    field = models.CharField(max_length=12, choices=PropertyValue.Field.choices)
+    # The run's latest scoring job when it was kept: a later job makes the row stale.
+    state = models.CharField(max_length=64)
+    # A hash of the state with what the statistics were computed for (criterion, histogram edges).
+    signature = models.CharField(max_length=64)
+    # {"count", "total", "squares", "passing", "counts"} for numbers, {"labels": {label: count}} for labels.
+    statistics = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "property_name", "field", "signature"], name="unique_value_summary_signature"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.property_name}.{self.field} of run {self.run_id}"

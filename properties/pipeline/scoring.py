@@ -19,6 +19,7 @@ from properties import provider_keys
 from properties.models import Interaction, Project, PropertyValue, Run, RunBudget, ScoringChunk, ScoringJob
 from properties.pipeline import dispatch, limits
 from properties.projects import project_config
+from properties.quality import value_summaries
 from properties.scorers import registry
 from properties.scorers.base import Score, Scorer, ScorerUnavailable, as_score, full_context
 from properties.scorers.llm.prompt_property import PromptJudge
@@ -206,6 +207,8 @@ def score_chunk(chunk_id: int) -> None:
     with transaction.atomic():
         if chunk.claim_finish():
             job.record_chunk(done=done, failed=failed, error=first_error, not_applicable=not_applicable)
+            if job.is_finished:
+                dispatch.keep_summaries_on_commit(job.run_id)
     # Its place in the queue's window is free: the next chunk in turn goes to the broker.
     dispatch.release(chunk.queue)
 
@@ -338,6 +341,8 @@ def store_values(run_id: int, setup: ScorerSetup, results: dict[tuple[int, str],
             "updated_at",
         ],
     )
+    # Rows kept for comparisons are of the run's latest job; these values may come after it ended.
+    value_summaries.forget(run_id, setup.name)
 
 
 @dataclass

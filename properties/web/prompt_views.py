@@ -14,6 +14,7 @@ from properties.models import (
     PropertyValue,
 )
 from properties.pipeline import previews
+from properties.quality import value_summaries
 from properties.web.access import project_for
 from properties.web.forms import (
     ProjectKeyForm,
@@ -89,6 +90,7 @@ def prompt_property_delete(request: HttpRequest, pk: int, prompt_pk: int) -> Htt
     project = project_for(request, pk)
     prompt = get_object_or_404(project.prompt_properties, pk=prompt_pk)
     PropertyValue.objects.filter(run__project=project, property_name=prompt.property_name).delete()
+    value_summaries.forget_everywhere(project.runs.all(), prompt.property_name)
     project.enabled_properties = [name for name in project.enabled_properties if name != prompt.property_name]
     project.save(update_fields=["enabled_properties"])
     prompt.delete()

@@ -13,7 +13,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from properties.models import ProjectKey, PromptPreview, PromptProperty, PropertyValue
+from properties.compare import comparison
+from properties.models import ProjectKey, PromptPreview, PromptProperty, PropertyValue, RunValueSummary
 from properties.pipeline import scoring
 from properties.scorers.llm.prompt_property import PromptJudge, check_template
 from properties.tasks import plan_job_task, preview_prompt_task, score_chunk_task
@@ -340,10 +341,13 @@ def test_delete_removes_the_property_and_its_values(logged_in, project, provider
     provider.script(reply(score=0.5))
     for chunk in scoring.plan_job(project.runs.get(), [prompt.property_name]).chunks.all():
         scoring.score_chunk(chunk.pk)
+    comparison.keep_run_summaries(project.runs.get())
+    assert RunValueSummary.objects.filter(property_name="prompt_polite_tone").exists()
     logged_in.post(reverse("properties:prompt-property-delete", args=[project.pk, prompt.pk]))
     project.refresh_from_db()
     assert not PromptProperty.objects.exists() and "prompt_polite_tone" not in project.enabled_properties
     assert not PropertyValue.objects.filter(property_name="prompt_polite_tone").exists()
+    assert not RunValueSummary.objects.filter(property_name="prompt_polite_tone").exists(), "nor its kept statistics"
 
 
 @pytest.mark.django_db

@@ -1,0 +1,142 @@
+"""Each run's statistics kept for comparisons: read instead of the values while they hold, computed
+again when a job scores the run, forgotten when values change outside a job, and the round edges
+that let runs of about the same values share them."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from evalsite.celery import app
+from properties.compare import comparison
+from properties.models import PropertyValue, RunValueSummary, ScoringJob
+from properties.pipeline import scoring
+from properties.quality import criteria
+from properties.quality.criteria import Criterion
+from tests.factories import InteractionFactory, ProjectFactory, RunFactory
+from tests.unit.screen.test_datascreen import add_value
+
+pytestmark = pytest.mark.django_db
+
+GROUNDED = "grounded_in_context.output"
+VALUE_TABLE = PropertyValue._meta.db_table
+
+
+@pytest.fixture
+def runs():
+    project = ProjectFactory(enabled_properties=["grounded_in_context"], key_properties=["grounded_in_context"])
+    runs = [RunFactory(project=project, name=f"v{n}") for n in range(2)]
+    for run, numbers in zip(runs, ([0.1, 0.2, 0.9], [0.6, 0.7, 0.8, 0.95]), strict=True):
+        for i, number in enumerate(numbers):
+            add_value(InteractionFactory(run=run, user_interaction_id=f"q{i}"), "grounded_in_context", value=number)
+    return runs
+
+
+def compared(runs, address=GROUNDED):
+    project = runs[0].project
+    return comparison.compare_property(runs, address, criteria.criterion_for(project, address.partition(".")[0]))
+
+
+def test_kept_statistics_are_read_instead_of_the_values(runs):
+    first = compared(runs)
+    assert RunValueSummary.objects.filter(run__in=runs).count() == 2
+    with CaptureQueriesContext(connection) as queries:
+        again = compared(runs)
+    assert not [q for q in queries.captured_queries if VALUE_TABLE in q["sql"]], "no value is read"
+    assert again.stats == first.stats
+    stat = again.stats[runs[1].pk]
+    assert (stat.count, stat.passing, sum(stat.counts)) == (4, 4, 4) and stat.mean == pytest.approx(0.7625)
+
+
+def test_a_run_in_another_comparison_reuses_its_kept_row_and_computes_only_the_new_run(runs):
+    compared(runs[:1])
+    newer = RunFactory(project=runs[0].project, name="v2")
+    add_value(InteractionFactory(run=newer), "grounded_in_context", value=0.4)
+    with CaptureQueriesContext(connection) as queries:
+        both = compared([runs[0], newer])
+    grouped = [q["sql"] for q in queries.captured_queries if VALUE_TABLE in q["sql"] and "GROUP BY" in q["sql"]]
+    assert len(grouped) == 1 and f"IN ({newer.pk})" in grouped[0], "only the new run's values are read"
+    assert both.stats[newer.pk].count == 1 and both.stats[runs[0].pk].count == 3
+
+
+def test_a_new_scoring_job_makes_the_kept_row_stale_and_nothing_is_kept_while_it_scores(runs):
+    compared(runs)
+    job = ScoringJob.objects.create(run=runs[0], properties=["grounded_in_context"], status="running", total=3)
+    PropertyValue.objects.filter(run=runs[0]).update(value=0.99)
+    scoring_now = compared(runs)
+    assert scoring_now.stats[runs[0].pk].passing == 3, "read from the values while the job scores"
+    assert not RunValueSummary.objects.filter(run=runs[0], state__contains=f"job {job.pk}").exists()
+    ScoringJob.objects.filter(pk=job.pk).update(status="done", done=3)
+    assert compared(runs).stats[runs[0].pk].mean == pytest.approx(0.99)
+    assert list(RunValueSummary.objects.filter(run=runs[0]).values_list("state", flat=True)) == [f"job {job.pk} done"]
+
+
+def test_another_threshold_is_computed_and_kept_beside_the_first(runs):
+    compared(runs)
+    project = runs[0].project
+    project.pass_criteria = {"grounded_in_context": {"threshold": 0.85}}
+    project.save()
+    assert compared(runs).stats[runs[1].pk].passing == 1
+    assert RunValueSummary.objects.filter(run=runs[1]).count() == 2
+    project.pass_criteria = {}
+    project.save()
+    assert compared(runs).stats[runs[1].pk].passing == 4
+
+
+def test_values_stored_after_their_job_ended_forget_the_kept_rows(runs):
+    compared(runs)
+    setup = scoring.build_scorer(runs[0].project, "grounded_in_context")
+    scoring.store_values(runs[0].pk, setup, {})
+    assert list(RunValueSummary.objects.values_list("run_id", flat=True)) == [runs[1].pk]
+
+
+def test_a_property_of_labels_is_kept_as_each_labels_count(runs):
+    for interaction in runs[0].interactions.all():
+        add_value(interaction, "content_type", label="sql" if interaction.user_interaction_id != "q2" else "json")
+    first = compared(runs, "content_type.output")
+    again = compared(runs, "content_type.output")
+    assert again.labels == first.labels == ["sql", "json"]
+    assert again.label_counts == {runs[0].pk: {"sql": 2, "json": 1}}
+    assert runs[1].pk not in again.stats, "a run without values has no statistics"
+
+
+def test_a_finished_scoring_job_has_its_runs_statistics_kept(django_capture_on_commit_callbacks):
+    project = ProjectFactory(enabled_properties=["word_count"])
+    run = RunFactory(project=project)
+    InteractionFactory.create_batch(3, run=run, input="two words", output="three words here")
+    job = scoring.plan_job(run)
+    previous, app.conf.task_always_eager = app.conf.task_always_eager, True
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            for chunk in job.chunks.filter(kind="score"):
+                scoring.score_chunk(chunk.pk)
+    finally:
+        app.conf.task_always_eager = previous
+    kept = RunValueSummary.objects.filter(run=run)
+    assert sorted(kept.values_list("property_name", "field")) == [("word_count", "input"), ("word_count", "output")]
+    assert set(kept.values_list("state", flat=True)) == {f"job {job.pk} done"}
+    with CaptureQueriesContext(connection) as queries:
+        output = comparison.compare_property([run], "word_count.output", criteria.criterion_for(project, "word_count"))
+    grouped = [q for q in queries.captured_queries if VALUE_TABLE in q["sql"] and "GROUP BY" in q["sql"]]
+    assert not grouped and output.stats[run.pk].mean == 3.0
+
+
+@pytest.mark.parametrize(
+    ("criterion", "ends", "expected"),
+    [
+        # No range: round steps of 0.05 that hold 0.013 to 0.987.
+        (Criterion(), (0.013, 0.987), (0.0, 1.0, 0.05)),
+        # A fixed low end (word counts): kept, the top rounded up.
+        (Criterion(low=0.0), (3.0, 173.0), (0.0, 200.0, 10.0)),
+        (Criterion(), (-7.5, 12.0), (-8.0, 12.0, 1.0)),
+        (Criterion(high=0.0), (-3.3, -0.2), (-4.0, 0.0, 0.2)),
+    ],
+)
+def test_edges_without_a_range_are_round_steps_that_hold_every_value(criterion, ends, expected):
+    low, high, step = expected
+    assert comparison._round_range(ends, criterion.low, criterion.high, 20) == pytest.approx((low, high))
+    assert (high - low) / 20 == pytest.approx(step)
+
+
+def test_equal_or_huge_values_keep_the_plain_edges():
+    assert comparison._round_range((2.0, 2.0), None, None, 20) is None
+    assert comparison._round_range((-1e308, 1e308), None, None, 20) is None
