@@ -1,6 +1,7 @@
 """Rescoring and deleting a large run in the background, and another project's pages meanwhile.
 
     .venv/bin/python -m bench.background [--interactions 1000000] [--other 100000] [--workers 2]
+        [--phases rescore delete]
 
 On a throwaway PostgreSQL cluster and Redis server (the scaled-out install), loads a LARGE run of
 `--interactions` interactions with 15 values each, and a run of `--other` interactions in another
@@ -95,7 +96,7 @@ def job_finished(job: Any) -> bool:
     return job.is_finished
 
 
-def measure(interactions: int, other: int, workers: int, quiet_rounds: int) -> dict[str, Any]:
+def measure(interactions: int, other: int, workers: int, quiet_rounds: int, phases: list[str]) -> dict[str, Any]:
     from tests import servers
 
     with servers.postgres_server() as database_url, servers.redis_server() as broker_url:
@@ -122,16 +123,19 @@ def measure(interactions: int, other: int, workers: int, quiet_rounds: int) -> d
         env = {"DATABASE_URL": database_url, "CELERY_BROKER_URL": broker_url}
         with servers.celery_worker(env, queues="cpu", concurrency=workers):
             large = Run.objects.get(pk=large_id)
-            started = time.perf_counter()
-            job = scoring.start_job(large, ["word_count"])
-            samples = pages_until(client, other_id, lambda: job_finished(job), 3)
-            assert job.status == "done", (job.status, job.failure)
-            result["phases"]["rescore word_count"] = {"seconds": time.perf_counter() - started, "samples": samples}
-            started = time.perf_counter()
-            deletion.delete_run_later(large)
-            # The deletion job goes with its run: the run gone is the job done.
-            samples = pages_until(client, other_id, lambda: not Run.objects.filter(pk=large_id).exists(), 3)
-            result["phases"]["delete the run"] = {"seconds": time.perf_counter() - started, "samples": samples}
+            if "rescore" in phases:
+                started = time.perf_counter()
+                job = scoring.start_job(large, ["word_count"])
+                samples = pages_until(client, other_id, lambda: job_finished(job), 3)
+                assert job.status == "done", (job.status, job.failure)
+                phase = {"seconds": time.perf_counter() - started, "samples": samples}
+                result["phases"]["rescore word_count"] = phase
+            if "delete" in phases:
+                started = time.perf_counter()
+                deletion.delete_run_later(large)
+                # The deletion job goes with its run: the run gone is the job done.
+                samples = pages_until(client, other_id, lambda: not Run.objects.filter(pk=large_id).exists(), 3)
+                result["phases"]["delete the run"] = {"seconds": time.perf_counter() - started, "samples": samples}
         return result
 
 
@@ -141,10 +145,13 @@ def main() -> None:
     parser.add_argument("--other", type=int, default=100_000, help="interactions of the other project's run")
     parser.add_argument("--workers", type=int, default=2, help="pool processes of the cpu worker")
     parser.add_argument("--quiet-rounds", type=int, default=20)
+    parser.add_argument(
+        "--phases", nargs="+", choices=["rescore", "delete"], default=["rescore", "delete"], help="after the quiet one"
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {os.cpu_count()} cores")
-    found = in_child(measure, args.interactions, args.other, args.workers, args.quiet_rounds)
+    found = in_child(measure, args.interactions, args.other, args.workers, args.quiet_rounds, args.phases)
     print(
         f"\nPostgreSQL: a run of {args.interactions:,} interactions x 15 values and another project's run of"
         f" {args.other:,}, loaded in {found['load_s']:.0f} s; a cpu worker with {args.workers} pool processes"

@@ -102,7 +102,7 @@ def view_pages(run: Run, query: ScreenQuery) -> Iterator[list[int]]:
     an index-only query: 100,000 ids are a few megabytes).
     """
     view = datascreen.filtered_interactions(run, query)
-    if view.in_pk_order:
+    if view.in_pk_order and not view.filtered:
         yield from _id_pages(view.interactions)
         return
     ids = view.ids

@@ -248,7 +248,8 @@ def _sorted(
         key = ""
     if not key or key in SORTABLE_COLUMNS:
         column = SORTABLE_COLUMNS.get(key, "pk")
-        ordered = interactions.order_by(f"-{column}" if descending else column, "pk")
+        # Ties by id; the id alone when it is the column (ScreenRows.in_pk_order).
+        ordered = interactions.order_by(*dict.fromkeys([f"-{column}" if descending else column, "pk"]))
         return ScreenRows(ordered, None, filtered, total, bounds)
     values = PropertyValue.objects.filter(run=run, property_name=prop, field=field_name, value__isnull=False)
     # Descending, ties by descending id too: the index read backwards, no sort.

@@ -65,7 +65,14 @@ HEAD_MAX = 5_000
 # it read and hashed whole conditions (filtered page: 335 ms; a metadata key whose share it cannot
 # estimate: 1.7 s) where probing the interactions in order stops after 1,000 matches (143 and 133
 # ms). 1.1 is the usual value for SSDs and cached data; a server may well set it for everything.
-PAGE_SETTINGS = {"work_mem": "256kB", "random_page_cost": "1.1"}
+# enable_mergejoin: to price a merge join on the interaction id, the planner reads the live ends of
+# the indexes that begin with it, stepping over every dead entry at their end. Deleting a run leaves
+# its rows' entries there, the highest ids, until VACUUM: after a million-row run was deleted, each
+# page's query read 193,000 buffers to be planned (420 to 530 ms) for as long as autovacuum took on
+# the values table (minutes), and another project's filtered page reached 859 ms p95 during the
+# deletion. Without merge joins the planner never looks (1.7 ms to plan), and no page plan needs one:
+# the pages walk an index in order (nested loops), or hash.
+PAGE_SETTINGS = {"work_mem": "256kB", "random_page_cost": "1.1", "enable_mergejoin": "off"}
 
 
 def page_reads() -> AbstractContextManager[None]:
@@ -196,6 +203,9 @@ class ScreenRows:
         self.filtered = filtered
         self.cap = COUNT_CAP
         self._count = None if filtered else total
+        # Where the count found more than `cap` matches among the run's first ids: the end of that
+        # window and how many it found (see __getitem__).
+        self._window: tuple[int, int] | None = None
 
     @property
     def in_pk_order(self) -> bool:
@@ -230,6 +240,7 @@ class ScreenRows:
                 with planner_settings(PROBE_SETTINGS):
                     found = self.interactions.filter(pk__lt=window_end).order_by()[: self.cap + 1].count()
                 if found > self.cap:
+                    self._window = (window_end, found)
                     return found
         return self.interactions.order_by()[: self.cap + 1].count()
 
@@ -252,6 +263,15 @@ class ScreenRows:
 
     def __getitem__(self, window: slice) -> list[Interaction]:
         start, stop = window.start or 0, window.stop
+        if self.ranking is None and self._in_count_window(stop):
+            # The first `stop` matches in id order are all among the window's, which the count
+            # probed: read them the same way. The planner's own plan for the whole run guesses the
+            # EXISTS conditions as rare and hashes each of them whole before the first row (80,000
+            # index entries and 15,000 row lookups for a page of 50 on a run of 100,000, 90 ms on
+            # quiet cores, 300 ms to 1.5 s while a deletion churns the cache) where probing the
+            # interactions in order stops after a few hundred (11 ms).
+            with planner_settings(PROBE_SETTINGS):
+                return list(self.interactions.filter(pk__lt=self._window[0])[start:stop])
         if self.ranking is None:
             return list(self.interactions[start:stop])
         ranked = self.ranking.ids(stop)
@@ -262,6 +282,10 @@ class ScreenRows:
             unranked = self.ranking.unranked(self.interactions).values_list("pk", flat=True)
             ids += ids_of(unranked[max(0, start - split) : None if stop is None else stop - split])
         return self.rows(ids)
+
+    def _in_count_window(self, stop: int | None) -> bool:
+        """Whether the first `stop` matches lie among the ids the count probed in order."""
+        return self._window is not None and stop is not None and stop <= self._window[1] and self.in_pk_order
 
     @staticmethod
     def rows(ids: list[int]) -> list[Interaction]:

@@ -331,6 +331,33 @@ def test_a_filtered_count_in_its_first_window_then_in_the_whole_run_is_exact_up_
         assert (view.count(), view.capped) == (count, capped)
 
 
+def test_a_filtered_page_in_id_order_is_read_among_the_ids_its_count_probed(db, monkeypatch):
+    """Where the count found more than its cap in the first window, a page within the cap is read
+    there (on PostgreSQL; SQLite counts the whole run): the same rows as the whole run's first."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    run, other = RunFactory(), RunFactory()
+    for number in range(20):
+        add_value(InteractionFactory(run=run, user_interaction_id=f"r{number:02d}"), "toxicity", value=number / 20)
+        if number % 3 == 0:
+            add_value(InteractionFactory(run=other), "toxicity", value=0.5)
+    monkeypatch.setattr(rows, "COUNT_CAP", 4)
+    monkeypatch.setattr(rows, "COUNT_WINDOW", 16)
+    matching = [f"r{number:02d}" for number in range(4, 20)]
+    query = datascreen.ScreenQuery.from_params(QueryDict(urlencode({"where": "toxicity.output>=0.2"})))
+    with rows.page_reads():
+        view = datascreen.filtered_interactions(run, query)
+        assert view.in_pk_order and view.capped
+        with CaptureQueriesContext(connection) as queries:
+            first, second = view[0:2], view[2:4]
+        past_the_cap = view[4:6]
+    assert [i.user_interaction_id for i in first + second + past_the_cap] == matching[:6]
+    window_end = run.interactions.order_by("pk").first().pk + 16
+    bounded = [q["sql"] for q in queries.captured_queries if f'"id" < {window_end}' in q["sql"]]
+    assert len(bounded) == (2 if connection.vendor == "postgresql" else 0)
+
+
 def test_page_reads_set_postgresqls_settings_for_the_page_only(db):
     from django.db import connection
 
@@ -339,12 +366,16 @@ def test_page_reads_set_postgresqls_settings_for_the_page_only(db):
 
     def current():
         with connection.cursor() as cursor:
-            cursor.execute("SELECT current_setting('work_mem'), current_setting('random_page_cost')")
+            cursor.execute(
+                "SELECT current_setting('work_mem'), current_setting('random_page_cost'), "
+                "current_setting('enable_mergejoin')"
+            )
             return cursor.fetchone()
 
     before = current()
     with rows.page_reads():  # inside the test's transaction: the values are put back after
-        assert current() == (rows.PAGE_SETTINGS["work_mem"], rows.PAGE_SETTINGS["random_page_cost"])
+        names = ("work_mem", "random_page_cost", "enable_mergejoin")
+        assert current() == tuple(rows.PAGE_SETTINGS[name] for name in names)
     assert current() == before
 
 
