@@ -19,13 +19,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from django.db import DatabaseError, transaction
 from django.db.models import Case, Count, F, FloatField, IntegerField, Sum, Value, When
 
 from properties.models import PropertyValue, Run, RunValueSummary, ScoringJob
 from properties.quality.criteria import Criterion
+
+logger = logging.getLogger(__name__)
 
 # The state of a run that no scoring job ever wrote (values stored by other means, or none).
 NO_JOB = "no job"
@@ -172,24 +176,28 @@ def _keep(
     keepable = [run for run in runs if run.pk in wanted]
     if not keepable:
         return
-    for run in keepable:
-        RunValueSummary.objects.filter(run=run, property_name=prop, field=field_name).exclude(
-            state=states[run.pk]
-        ).delete()
-    RunValueSummary.objects.bulk_create(
-        [
-            RunValueSummary(
-                run=run,
-                property_name=prop,
-                field=field_name,
-                state=states[run.pk],
-                signature=wanted[run.pk],
-                statistics=computed[run.pk].to_dict(),
-            )
-            for run in keepable
-        ],
-        ignore_conflicts=True,  # another request kept the same statistics meanwhile
-    )
+    rows = [
+        RunValueSummary(
+            run=run,
+            property_name=prop,
+            field=field_name,
+            state=states[run.pk],
+            signature=wanted[run.pk],
+            statistics=computed[run.pk].to_dict(),
+        )
+        for run in keepable
+    ]
+    # Keeping is a saving, never a reason for a page to fail: a write that waits too long for
+    # SQLite's lock (a worker storing values) or fails otherwise leaves the rows to the next visit.
+    try:
+        with transaction.atomic():
+            for run in keepable:
+                stale = RunValueSummary.objects.filter(run=run, property_name=prop, field=field_name)
+                stale.exclude(state=states[run.pk]).delete()
+            # ignore_conflicts: another request kept the same statistics meanwhile.
+            RunValueSummary.objects.bulk_create(rows, ignore_conflicts=True)
+    except DatabaseError as exc:
+        logger.warning("statistics of %s.%s not kept (%s); they are computed again next time", prop, field_name, exc)
 
 
 def forget(run_id: int, prop: str) -> None:

@@ -140,3 +140,15 @@ def test_edges_without_a_range_are_round_steps_that_hold_every_value(criterion, 
 def test_equal_or_huge_values_keep_the_plain_edges():
     assert comparison._round_range((2.0, 2.0), None, None, 20) is None
     assert comparison._round_range((-1e308, 1e308), None, None, 20) is None
+
+
+def test_a_comparison_whose_statistics_cannot_be_kept_still_shows_them(runs, monkeypatch, caplog):
+    """Keeping is a saving: a write refused (SQLite's lock held too long by a worker) fails no page."""
+    from django.db import OperationalError
+
+    def locked(*args, **kwargs):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(RunValueSummary.objects, "bulk_create", locked)
+    assert compared(runs).stats[runs[1].pk].count == 4
+    assert not RunValueSummary.objects.exists() and "not kept (database is locked)" in caplog.text
