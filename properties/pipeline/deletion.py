@@ -16,9 +16,11 @@ from django.db.models import Count, Q
 from properties.models import Annotation, Interaction, Project, PropertyValue, Run, ScoringChunk, ScoringJob, Upload
 from properties.pipeline import dispatch
 
-# Rows per DELETE: small enough that SQLite's write lock is held for a fraction of a second at a
-# time, so uploads and workers writing beside the deletion are not kept waiting.
-DELETE_BATCH = 2000
+# Interactions per transaction, with their values (a run scored with the 16 default properties
+# holds about 30 values an interaction): small enough that SQLite's write lock is held for a
+# fraction of a second at a time, so uploads and workers writing beside the deletion are not kept
+# waiting.
+DELETE_BATCH = 200
 
 
 @dataclass(frozen=True)
@@ -70,13 +72,13 @@ def delete_project_later(project: Project) -> None:
 
 
 def delete_run(job_id: int) -> None:
-    """The deletion job's task: values, then interactions, in batches; then the run. Safe to repeat."""
+    """The deletion job's task: interactions with their values, in batches; then the run. Safe to
+    repeat."""
     job = ScoringJob.objects.select_related("run__project").filter(pk=job_id).first()
     if job is None:
         return
     run = job.run
-    delete_in_batches(PropertyValue.objects.filter(run=run))
-    delete_in_batches(Interaction.objects.filter(run=run))
+    delete_interactions(run)
     for upload in run.uploads.all():
         _delete_upload(upload)
     project = run.project
@@ -85,11 +87,22 @@ def delete_run(job_id: int) -> None:
         _delete_project(project)
 
 
-def delete_in_batches(rows) -> int:
-    deleted = 0
-    while ids := list(rows.order_by().values_list("pk", flat=True)[:DELETE_BATCH]):
+def delete_interactions(run: Run) -> int:
+    """The run's interactions and their values, DELETE_BATCH interactions at a time, in id order.
+
+    Each batch is the next range of the (run, id) index, and its values are found by the interaction
+    ids that begin their unique index. Asking for "any DELETE_BATCH values of the run" instead let
+    PostgreSQL pick a sequential scan for a run that is a large share of the table (it expects them
+    soon): for the newest run, whose rows lie at the table's end, every batch read all other runs'
+    values first, 2 s a batch for a run of 100,000 after 900,000 others (750 batches), where an
+    index range takes milliseconds."""
+    deleted, last = 0, 0
+    interactions = Interaction.objects.filter(run=run).order_by("pk").values_list("pk", flat=True)
+    while ids := list(interactions.filter(pk__gt=last)[:DELETE_BATCH]):
         with transaction.atomic():
-            deleted += rows.model.objects.filter(pk__in=ids).delete()[0]
+            PropertyValue.objects.filter(interaction_id__in=ids).delete()
+            deleted += Interaction.objects.filter(pk__in=ids).delete()[0]
+        last = ids[-1]
     return deleted
 
 

@@ -78,7 +78,7 @@ def test_deleting_a_run_hides_it_at_once_cancels_its_chunks_and_a_worker_deletes
     assert RunFactory(project=project, name="baseline")
     ((task, (job_id,)),) = memory_broker.take("cpu")
     assert task == "properties.delete_run"
-    monkeypatch.setattr(deletion, "DELETE_BATCH", 3)
+    monkeypatch.setattr(deletion, "DELETE_BATCH", 3)  # four interactions: two batches
     deletion.delete_run(job_id)
     assert not Run.objects.filter(pk=scored_run.pk).exists()
     assert not Interaction.objects.filter(run_id=scored_run.pk).exists()
