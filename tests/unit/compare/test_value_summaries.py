@@ -152,3 +152,9 @@ def test_a_comparison_whose_statistics_cannot_be_kept_still_shows_them(runs, mon
     monkeypatch.setattr(RunValueSummary.objects, "bulk_create", locked)
     assert compared(runs).stats[runs[1].pk].count == 4
     assert not RunValueSummary.objects.exists() and "not kept (database is locked)" in caplog.text
+
+
+def test_round_edges_leave_at_most_a_third_of_the_chart_empty():
+    for most in [1.01, 1.3, 1.51, 2.6, 3.3, 4.1, 6.2, 7.3, 8.8, 14.6, 146.0, 999.0]:
+        low, high = comparison._round_range((0.0, most), 0.0, None, 20)
+        assert low == 0.0 and most <= high <= 1.5 * most, most
