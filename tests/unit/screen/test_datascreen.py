@@ -302,6 +302,18 @@ def test_a_filtered_count_stops_past_the_cap_and_the_whole_run_is_counted(db, mo
     assert "More than 4 interactions" in html and "page 1 of more than 2" in html
 
 
+def windowed_run(monkeypatch):
+    """A run of 20 interactions with toxicity 0, 0.05, ... 0.95 in id order, another run's rows
+    between them, and a count cap of 4."""
+    run, other = RunFactory(), RunFactory()
+    for number in range(20):
+        add_value(InteractionFactory(run=run, user_interaction_id=f"r{number:02d}"), "toxicity", value=number / 20)
+        if number % 3 == 0:
+            add_value(InteractionFactory(run=other), "toxicity", value=0.5)
+    monkeypatch.setattr(rows, "COUNT_CAP", 4)
+    return run
+
+
 @pytest.mark.parametrize(
     ("where", "count", "capped"),
     [
@@ -316,12 +328,7 @@ def test_a_filtered_count_in_its_first_window_then_in_the_whole_run_is_exact_up_
 ):
     """The count's first window (COUNT_WINDOW ids from the run's first) and the whole run after it
     give the same count as one count of the whole run, with another run's rows between the run's."""
-    run, other = RunFactory(), RunFactory()
-    for number in range(20):
-        add_value(InteractionFactory(run=run, user_interaction_id=f"r{number:02d}"), "toxicity", value=number / 20)
-        if number % 3 == 0:
-            add_value(InteractionFactory(run=other), "toxicity", value=0.5)
-    monkeypatch.setattr(rows, "COUNT_CAP", 4)
+    run = windowed_run(monkeypatch)
     monkeypatch.setattr(rows, "COUNT_WINDOW", 8)
 
     with rows.page_reads():
@@ -337,12 +344,7 @@ def test_a_filtered_page_in_id_order_is_read_among_the_ids_its_count_probed(db, 
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    run, other = RunFactory(), RunFactory()
-    for number in range(20):
-        add_value(InteractionFactory(run=run, user_interaction_id=f"r{number:02d}"), "toxicity", value=number / 20)
-        if number % 3 == 0:
-            add_value(InteractionFactory(run=other), "toxicity", value=0.5)
-    monkeypatch.setattr(rows, "COUNT_CAP", 4)
+    run = windowed_run(monkeypatch)
     monkeypatch.setattr(rows, "COUNT_WINDOW", 16)
     matching = [f"r{number:02d}" for number in range(4, 20)]
     query = datascreen.ScreenQuery.from_params(QueryDict(urlencode({"where": "toxicity.output>=0.2"})))
