@@ -312,7 +312,8 @@ class GroundedInContext(Scorer):
     # 5: months compared; "X is A and Y is its B" clauses are parallel; quantities and short forms the
     # context gives are no missing names. 6: the learnt signals read the statement restated in its
     # passage's units and words. 7: NLI head and combination retrained with generated paraphrase rows.
-    version = "7"
+    # 8: a number's scale word ("40 billion" for "40 million") and a day of the week are compared.
+    version = "8"
     uses_full_context = True
 
     def __init__(self, nli_model: str | None = None, threshold: float = 0.5) -> None:

@@ -13,6 +13,9 @@ weighing, and say why in words:
   the statement that the passage lacks or contradicts; the statement is then unsupported whatever
   else agrees ("the documents say 2009, the answer says 2015").
 
+A number with a scale word is compared as its value ("40 billion" is not "40 million", `scaled_figures`),
+and days of the week as days ("weekdays" is not "Saturdays", "every day" gives both, `weekdays`).
+
 A quantity or a time of day is one figure however it is written: "30 minutes" is "half an hour"
 (`measures`), "19:30" is "half past seven in the evening" (`times`), and a short form of the
 passage's words is no new name ("SSO" for "single sign-on", `abbreviations`). Before the copy
@@ -313,13 +316,25 @@ def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | Non
         said = sorted(figures(passage) - figures(statement))
         documents = f"the documents say {', '.join(said)}" if said else "the documents give no such figure"
         return f"{documents}, the answer says {', '.join(missing)}"
+    other_scale = scaled_figures(untimed) - scaled_figures(passage)
+    if other_scale and scaled_figures(passage):
+        given = ", ".join(sorted(_scaled_text(passage)))
+        return f"the documents say {given}, the answer says {', '.join(sorted(_scaled_text(untimed)))}"
     other_months = months(untimed) - months(passage)
     if other_months:
         given = sorted(months(passage))
         documents = f"the documents say {', '.join(given)}" if given else "the documents give no such month"
         return f"{documents}, the answer says {', '.join(sorted(other_months))}"
+    other_days = weekdays(untimed) - weekdays(passage)
+    if other_days and weekdays(passage):
+        return f"the documents say {_days_text(passage)}, the answer says {_days_text(untimed)}"
     short = abbreviations.short_forms(untimed, passage)
-    absent = [entity for entity in names(unnamed, entities) if not given_in(entity, passage, short)]
+    # A day of the week is compared above, as a day: "Saturdays" is given by "every day".
+    absent = [
+        entity
+        for entity in names(unnamed, entities)
+        if not given_in(entity, passage, short) and not (_DAY.fullmatch(entity) and weekdays(passage))
+    ]
     if absent:
         return f"the documents do not mention {', '.join(absent)}"
     mixed = _mixed_clauses(statement, passage)
@@ -330,6 +345,27 @@ def mismatch(statement: str, entities: Sequence[str], passage: str) -> str | Non
         side = "denies" if negated_words(statement) - negated_words(closest) else "affirms"
         return f"the answer {side} what the documents say: \u201c{_preview(closest)}\u201d"
     return None
+
+
+def scaled_figures(text: str) -> set[float]:
+    """The values of numbers written with a scale word ("747 million", "1.5 billion", "2,300 thousand"),
+    as numbers: the digits alone are one figure for `figures`, so "747 billion" for "747 million" would
+    pass; compared as values, "1,500 million" is "1.5 billion". Covers thousand to trillion in words
+    only (not "bn", "m" or "k", which also stand for units)."""
+    return {_scaled_value(number, scale) for number, scale in _SCALED.findall(text)}
+
+
+def _scaled_value(number: str, scale: str) -> float:
+    digits = number.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", number) else number.replace(",", ".")
+    return round(float(digits) * _SCALES[scale.lower()], 3)
+
+
+def _scaled_text(text: str) -> set[str]:
+    return {f"{number} {scale.lower()}" for number, scale in _SCALED.findall(text)}
+
+
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_SCALED = re.compile(r"\b(\d+(?:[.,]\d+)*)\s+(thousand|million|billion|trillion)\b", re.IGNORECASE)
 
 
 def given_in(name: str, passage: str, short: dict[str, str] | None = None) -> bool:
@@ -377,6 +413,32 @@ def months(text: str) -> set[str]:
         written = (match["name"] or "may").lower()
         found.add(next(month for month in _MONTHS if month.startswith(written[:3])).capitalize())
     return found
+
+
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Days of the week by name (singular or plural, "Mon" to "Sun" with a dot or not), and the words for
+# sets of them: a statement's "weekdays" is not the passage's "Saturdays"; "every day" gives them all.
+_DAY = re.compile(
+    r"\b(?:(?P<name>Mon|Tue|Tues|Wed|Thu|Thurs|Fri|Sat|Sun)(?:\.|\b)|(?P<full>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?)\b"
+    r"|(?P<set>weekdays?|weekends?|every day|daily)\b)",
+)
+_DAY_SETS = {"weekday": set(_DAYS[:5]), "weekend": set(_DAYS[5:]), "every day": set(_DAYS), "daily": set(_DAYS)}
+
+
+def weekdays(text: str) -> set[str]:
+    """The days of the week a text names, "weekdays", "weekends" and "every day" as the days they are."""
+    found: set[str] = set()
+    for match in _DAY.finditer(text):
+        if match["set"]:
+            found |= _DAY_SETS[match["set"].lower().rstrip("s")]
+        else:
+            written = (match["name"] or match["full"]).lower()
+            found.add(next(day for day in _DAYS if day.startswith(written[:3])))
+    return found
+
+
+def _days_text(text: str) -> str:
+    return ", ".join(dict.fromkeys(match.group() for match in _DAY.finditer(text)))
 
 
 def _without(text: str, found: Sequence[times.TimeOfDay]) -> str:

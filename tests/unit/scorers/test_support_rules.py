@@ -151,3 +151,22 @@ def test_closing_punctuation_and_possessives_are_no_part_of_a_name() -> None:
     assert support.given_in("three weeks", "Returns are accepted within 21 days.")
     assert support.given_in("EU", "It ships across the European Union.")
     assert not support.given_in("Lisbon", "It ships from Porto.")
+
+
+def test_a_changed_scale_word_is_a_changed_number() -> None:
+    passage = "Alder Labs raised 40 million euros in its first round."
+    assert support.mismatch("Alder Labs raised 40 billion euros.", [], passage) == (
+        "the documents say 40 million, the answer says 40 billion"
+    )
+    assert support.mismatch("Alder Labs raised 40 million euros.", [], passage) is None
+    assert support.scaled_figures("1,500 million or 1.5 billion") == {1.5e9}
+
+
+def test_a_changed_day_of_the_week_is_unsupported_and_weekdays_are_days() -> None:
+    passage = "The Wren pool opens at 7 am on Saturdays."
+    assert support.mismatch("The Wren pool opens at 7 am on weekdays.", [], passage) == (
+        "the documents say Saturdays, the answer says weekdays"
+    )
+    assert support.weekdays("Open every day, and on weekends until late") == set(support._DAYS)
+    every_day = "The Wren pool opens at 7 am every day."
+    assert support.mismatch("The Wren pool opens at 7 am on Saturdays.", [], every_day) is None
