@@ -418,8 +418,10 @@ def months(text: str) -> set[str]:
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # Days of the week by name (singular or plural, "Mon" to "Sun" with a dot or not), and the words for
 # sets of them: a statement's "weekdays" is not the passage's "Saturdays"; "every day" gives them all.
+# "the Sun" is the star, not a day.
 _DAY = re.compile(
-    r"\b(?:(?P<name>Mon|Tue|Tues|Wed|Thu|Thurs|Fri|Sat|Sun)(?:\.|\b)|(?P<full>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?)\b"
+    r"\b(?:(?<!\bthe )(?<!\bThe )(?P<name>Mon|Tue|Tues|Wed|Thu|Thurs|Fri|Sat|Sun)(?:\.|\b)"
+    r"|(?P<full>(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?)\b"
     r"|(?P<set>weekdays?|weekends?|every day|daily)\b)",
 )
 _DAY_SETS = {"weekday": set(_DAYS[:5]), "weekend": set(_DAYS[5:]), "every day": set(_DAYS), "daily": set(_DAYS)}

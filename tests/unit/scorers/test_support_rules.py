@@ -170,3 +170,6 @@ def test_a_changed_day_of_the_week_is_unsupported_and_weekdays_are_days() -> Non
     assert support.weekdays("Open every day, and on weekends until late") == set(support._DAYS)
     every_day = "The Wren pool opens at 7 am every day."
     assert support.mismatch("The Wren pool opens at 7 am on Saturdays.", [], every_day) is None
+    # The star is no day: "the Sun" in an answer is compared as a name, not as Sunday.
+    star = "The Sun rises in the east; the shop opens Mon to Fri."
+    assert support.weekdays(star) == {"monday", "friday"}
