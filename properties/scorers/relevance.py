@@ -16,10 +16,12 @@ says which reading to trust. An answer to another question about the same produc
 scores low.
 
 The head is fitted by `python -m properties.training.relevance` (artifact `artifacts/relevance.json`,
-key `head`) on the QNLI training file and on generated question-answer pairs of three generators
-(`relevance_rows.py`, `relevance_chat_rows.py`, `relevance_form_rows.py`), never on evaluation data.
-A short answer that names its own subject must also hold read alone (the `sentence` map): the lower
-of the two. The same file keeps the one-logit calibrations that Retrieval Relevance and Context
+key `head`) on the QNLI training file and on generated question-answer pairs of four generators
+(`relevance_rows.py`, `relevance_chat_rows.py`, `relevance_form_rows.py`, `relevance_subject_rows.py`),
+never on evaluation data. Whether a short answer is about the question's subject at all ("Paris is
+the capital of France." after "What is the capital of Germany?") the head reads from both parses
+(`subject_match`: the names and nouns of the question the answer repeats, and the subjects it names
+instead). The same file keeps the one-logit calibrations that Retrieval Relevance and Context
 Relevancy use.
 
 Evidence: the sentence that addresses the input best (a short answer: the answer itself), with the
@@ -45,11 +47,6 @@ from properties.scorers.runtime.heads import ARTIFACTS
 CALIBRATION = ARTIFACTS / "relevance.json"
 # Outputs of at most this many words are their own evidence, read after their question: about a sentence.
 SHORT_ANSWER_WORDS = 16
-# Pronouns do not make a short answer self-contained: "It costs $29." leans on the question.
-PRONOUN_TAGS = frozenset({"PRP", "PRP$", "WP", "WDT", "EX", "DT"})
-# Nor does a verb whose predicate is left to the question ("Jan Novak does.", "Maria can."): a
-# self-contained clause states it, with an object, an attribute, a complement or a prepositional phrase.
-PREDICATE_DEPS = frozenset({"dobj", "attr", "acomp", "xcomp", "ccomp", "oprd", "dative", "agent", "prep"})
 # Short answers parsed per spaCy batch.
 SPACY_BATCH_SIZE = 64
 
@@ -109,16 +106,7 @@ def self_contained(answers: Sequence[str], prop: str = "relevance") -> list[bool
     """`is_self_contained` of each answer, the answers parsed in batches: one parse call per answer
     was about 4% of the RAG template's time."""
     docs = spacy_english.parse(answers, prop, spacy_english.FULL, batch_size=SPACY_BATCH_SIZE)
-    return [
-        any(
-            token.dep_ in ("nsubj", "nsubjpass")
-            and token.tag_ not in PRONOUN_TAGS
-            and token.head.dep_ == "ROOT"
-            and any(child.dep_ in PREDICATE_DEPS for child in token.head.children)
-            for token in doc
-        )
-        for doc in docs
-    ]
+    return [relevance_features.is_complete(doc) for doc in docs]
 
 
 def load_head(prop: str, path: Path = CALIBRATION) -> RelevanceHead:
@@ -168,7 +156,8 @@ class Relevance(Scorer):
     # 4: passages calibrated on chat answers as well as QNLI; "Jan Novak does." leans on its question.
     # 5: one head over several readings and the answer's form, trained on answers of many forms.
     # 6: passages calibrated on chat answers only (users' prompts with models' answers, generated ones).
-    version = "6"
+    # 7: no bound by the answer read alone; the head reads whether the answer keeps the question's subject.
+    version = "7"
     threshold = 0.5
 
     @staticmethod
@@ -223,20 +212,17 @@ class Relevance(Scorer):
         outputs: list[str],
         results: list[float | Score],
     ) -> None:
-        """Short answers: the head over every reading. One that names its own subject must also hold
-        read alone, as a passage about that subject ("Paris is the capital of France." read after "What is
-        the capital of Germany?" reads well): the lower of the head and the sentence calibration."""
+        """Short answers: the head over every reading, an answer about another subject than the one
+        asked about included (the head reads the names and nouns both share). It replaces a bound by
+        the answer read alone for every self-contained answer, which turned most correct complete
+        answers that do not restate the question ("Nico Ferrabosco is the chief executive.") wrong."""
         prop = self.name()
-        head, sentence = load_head(prop), load_calibration(prop)
+        head = load_head(prop)
         queries, texts = [inputs[i] for i in scored], [outputs[i] for i in scored]
         readings = relevance_features.read(model, models.packaged_encoder(prop), queries, texts)
-        values = head.predict(relevance_features.features(readings, queries, texts))
-        alone = sentence.probability(readings.answer_logit)
-        contained = self_contained(texts, prop)
+        values = head.predict(relevance_features.features(readings, queries, texts, prop))
         for k, i in enumerate(scored):
             value = float(values[k])
-            if contained[k]:
-                value = min(value, float(alone[k]))
             value = round(value, 4)
             details = {
                 "reading": "answer after its question",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from properties.scorers.runtime import cross_encoder, models
+from properties.scorers.runtime import cross_encoder, models, spacy_english
 
 FEATURES = (
     "answer_logit",
@@ -35,11 +35,42 @@ FEATURES = (
     "yes_no",
     "asks_back",
     "has_number",
+    "complete",
+    "names_kept",
+    "same_kind_new",
+    "nouns_kept",
 )
 LIST_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*•]|step \d+)\s", re.IGNORECASE | re.MULTILINE)
 CODE_SIGN = re.compile(r"```|`[^`]+`|[;{}]\s*$|\w+\([^)]*\)|^\s*(?:def|for|if|SELECT|import|const|let)\b", re.MULTILINE)
 YES_NO = re.compile(r"^\W*(?:yes|yep|yeah|no|nope|sure|definitely|not really|absolutely|of course)\b", re.IGNORECASE)
 WORD = re.compile(r"[a-z0-9]+")
+# Named entities grouped by the kind of subject they name, so that an answer about another subject of
+# the kind asked about ("Paris is the capital of France." after "What is the capital of Germany?")
+# clashes with the question, and one that names what is asked for ("Nico Ferrabosco is the chief
+# executive." after "Who runs Livingston Analytics?": a person for a company) does not. Figures,
+# dates and amounts are what an answer gives, not its subject: left out.
+NAME_KINDS = {
+    "PERSON": "person",
+    "GPE": "place",
+    "LOC": "place",
+    "NORP": "place",
+    "FAC": "place",
+    "ORG": "thing",
+    "PRODUCT": "thing",
+    "WORK_OF_ART": "thing",
+    "EVENT": "thing",
+    "LAW": "thing",
+    "LANGUAGE": "thing",
+}
+# Pronouns do not make a short answer complete: "It costs $29." leans on the question.
+PRONOUN_TAGS = frozenset({"PRP", "PRP$", "WP", "WDT", "EX", "DT"})
+# Nor does a verb whose predicate is left to the question ("Jan Novak does.", "Maria can."): a
+# complete clause states it, with an object, an attribute, a complement or a prepositional phrase.
+PREDICATE_DEPS = frozenset({"dobj", "attr", "acomp", "xcomp", "ccomp", "oprd", "dative", "agent", "prep"})
+# The words that name what a question is about.
+SUBJECT_TAGS = frozenset({"NOUN", "PROPN"})
+# Short texts parsed per spaCy batch.
+PARSE_BATCH_SIZE = 64
 # Words that say nothing about what a question is about.
 STOPWORDS = frozenset(
     WORD.findall(
@@ -108,6 +139,63 @@ def answer_form(question: str, answer: str) -> list[float]:
     ]
 
 
+def parse_pairs(questions: Sequence[str], answers: Sequence[str], prop: str = "relevance") -> tuple[list, list]:
+    """The questions' and answers' spaCy docs (entities, lemmas), parsed in one call."""
+    # Runs of spaces collapsed: spaCy's small model finds other entities in "Yes,  it  is  included".
+    texts = [" ".join(text.split()) for text in [*questions, *answers]]
+    docs = spacy_english.parse(texts, prop, spacy_english.FULL, batch_size=PARSE_BATCH_SIZE)
+    return docs[: len(questions)], docs[len(questions) :]
+
+
+def is_complete(doc) -> bool:
+    """Whether a parsed answer names its own subject and states its predicate: a clause whose subject
+    is a noun or a name ("Paris is the capital of France.", "Jan Novak leads the billing team."), not a
+    pronoun ("It costs $29."), a fragment ("$29 a month."), code, or a clause that leaves its predicate
+    to the question ("Jan Novak does.")."""
+    return any(
+        token.dep_ in ("nsubj", "nsubjpass")
+        and token.tag_ not in PRONOUN_TAGS
+        and token.head.dep_ == "ROOT"
+        and any(child.dep_ in PREDICATE_DEPS for child in token.head.children)
+        for token in doc
+    )
+
+
+def _names(doc) -> list[tuple[str, set[str]]]:
+    """The doc's named subjects: each entity of a `NAME_KINDS` label as (kind, its lower-case lemmas)."""
+    names = []
+    for entity in doc.ents:
+        kind = NAME_KINDS.get(entity.label_)
+        words = {token.lemma_.lower() for token in entity if not token.is_stop and not token.is_punct}
+        if kind and words:
+            names.append((kind, words))
+    return names
+
+
+def subject_match(question_doc, answer_doc) -> list[float]:
+    """Whether the answer is about the question's subject, from both parses, as readings the head
+    weighs with the others (a rule cannot tell "Berlin." from "Paris is the capital of France." after
+    "What is the capital of Germany?": each leaves Germany out and names a new place; a complete
+    sentence that does so is about another country):
+    `complete`, whether the answer is a clause with its own subject (`is_complete`); `names_kept`, the
+    share of the question's named words the answer repeats (1 where it names none); `same_kind_new`,
+    how many subjects the answer names, not named in the question, of the kind of a name the question
+    has and the answer leaves out (at most 3); `nouns_kept`, the share of the question's nouns and
+    names, lemmatised, that the answer repeats (1 where it has none)."""
+    asked, named = _names(question_doc), _names(answer_doc)
+    answer_words = {token.lemma_.lower() for token in answer_doc}
+    asked_words = set().union(*(words for _, words in asked))
+    missing_kinds = {kind for kind, words in asked if not words & answer_words}
+    new = [kind for kind, words in named if not words & asked_words]
+    nouns = {token.lemma_.lower() for token in question_doc if token.pos_ in SUBJECT_TAGS and not token.is_stop}
+    return [
+        float(is_complete(answer_doc)),
+        len(asked_words & answer_words) / len(asked_words) if asked_words else 1.0,
+        float(min(sum(kind in missing_kinds for kind in new), 3)),
+        len(nouns & answer_words) / len(nouns) if nouns else 1.0,
+    ]
+
+
 # The model readings the head's features are made from, one column each (`model_columns`): what a
 # training run keeps in its cache (`properties/training/reading_cache.py`).
 MODEL_COLUMNS = ("answer_logit", "with_question_logit", "question_alone_logit", "best_sentence_logit", "cosine")
@@ -120,17 +208,23 @@ def model_columns(readings: Readings) -> np.ndarray:
     return np.column_stack([*columns, readings.cosine]).astype(np.float64)
 
 
-def features(readings: Readings, questions: Sequence[str], answers: Sequence[str]) -> np.ndarray:
+def features(
+    readings: Readings, questions: Sequence[str], answers: Sequence[str], prop: str = "relevance"
+) -> np.ndarray:
     """One row of `FEATURES` per pair."""
-    return features_of(model_columns(readings), questions, answers)
+    return features_of(model_columns(readings), questions, answers, prop)
 
 
-def features_of(columns: np.ndarray, questions: Sequence[str], answers: Sequence[str]) -> np.ndarray:
+def features_of(
+    columns: np.ndarray, questions: Sequence[str], answers: Sequence[str], prop: str = "relevance"
+) -> np.ndarray:
     """One row of `FEATURES` per pair, from its `MODEL_COLUMNS` and its text."""
+    question_docs, answer_docs = parse_pairs(questions, answers, prop)
     rows = []
-    for (answer_logit, with_question, alone, best_sentence, cosine), question, answer in zip(
-        columns, questions, answers, strict=True
+    for (answer_logit, with_question, alone, best_sentence, cosine), question, answer, asked, given in zip(
+        columns, questions, answers, question_docs, answer_docs, strict=True
     ):
         logits = [answer_logit, with_question, alone, with_question - alone]
-        rows.append([*logits, best_sentence, cosine, *answer_form(question, answer)])
+        form = answer_form(question, answer)
+        rows.append([*logits, best_sentence, cosine, *form, *subject_match(asked, given)])
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))

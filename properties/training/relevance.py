@@ -6,9 +6,10 @@ Rows: `relevance_qnli.jsonl` from the training folder (pairs: `input` = question
 sentence, label 1 = the sentence answers it) and question-answer pairs from three generators, each
 with a fixed seed: `relevance_rows.py` (short answers about products, companies and accounts),
 `relevance_chat_rows.py` (chat answers of many domains, dressed with greetings, closings and
-background) and `relevance_form_rows.py` (answers whose form is composed at random: fragments,
-yes/no with detail, steps, code, figures). Their negatives are mostly answers to another question
-about the same subject. Never evaluation data. Fits:
+background), `relevance_form_rows.py` (answers whose form is composed at random: fragments,
+yes/no with detail, steps, code, figures) and `relevance_subject_rows.py` (complete answers about the
+asked subject, and about a neighbouring subject of the same kind as negatives). Their negatives are
+mostly answers to another question about the same subject. Never evaluation data. Fits:
 
 - `head`: Relevance's short answers (at most `SHORT_ANSWER_WORDS` words). A network of one hidden
   layer over `relevance_features.FEATURES` (standardised), on every row. Before it, the same fit on
@@ -57,6 +58,7 @@ from properties.training import (
     relevance_chat_rows,
     relevance_form_rows,
     relevance_rows,
+    relevance_subject_rows,
 )
 from properties.training.common import DEFAULT_DATA, SEED, file_sha, read_rows
 
@@ -67,6 +69,8 @@ CHUNK_SEED = 0
 GENERATED_ROWS = 2000
 CHAT_ROWS = 2000
 FORM_ROWS = 2400
+# Complete answers about the subject asked about or a neighbour of it (`relevance_subject_rows.py`).
+SUBJECT_ROWS = 600
 # The share of each source's rows (its last ones) that the check fit leaves out and scores.
 CHECK_SHARE = 0.2
 # The head's hidden units and L2 penalty. On the check fifth (ROC-AUC, all sources): logistic
@@ -208,6 +212,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         relevance_rows.generate(GENERATED_ROWS),
         relevance_chat_rows.generate(CHAT_ROWS),
         relevance_form_rows.generate(FORM_ROWS),
+        relevance_subject_rows.generate(SUBJECT_ROWS),
     ]
     rows = [row for source in sources for row in source]
     model, encoder = cross_encoder.packaged_reranker("relevance"), models.packaged_encoder("relevance")
@@ -262,6 +267,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "generated": {"rows": GENERATED_ROWS, "seed": relevance_rows.SEED},
         "chat": {"rows": CHAT_ROWS, "seed": relevance_chat_rows.SEED},
         "form": {"rows": FORM_ROWS, "seed": relevance_form_rows.SEED},
+        "subject": {"rows": SUBJECT_ROWS, "seed": relevance_subject_rows.SEED},
         "passage": {
             "slope": round(passage_slope, 6),
             "intercept": round(passage_intercept, 6),

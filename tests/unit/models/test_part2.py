@@ -205,13 +205,25 @@ def test_answers_in_chat_forms_address_their_question_and_another_questions_answ
 def test_the_relevance_features_describe_the_answers_form() -> None:
     from properties.scorers.relevance_features import FEATURES, answer_form
 
-    form = dict(
-        zip(FEATURES[-7:], answer_form("How do I sort a list in Python?", "```\nnumbers.sort()\n```"), strict=True)
-    )
+    names = FEATURES[FEATURES.index("shared_words") : FEATURES.index("has_number") + 1]
+    form = dict(zip(names, answer_form("How do I sort a list in Python?", "```\nnumbers.sort()\n```"), strict=True))
     assert form["has_code"] == 1.0 and form["yes_no"] == 0.0 and form["asks_back"] == 0.0
-    form = dict(zip(FEATURES[-7:], answer_form("Is it free?", "No, it costs $5.\n- one\n- two"), strict=True))
+    form = dict(zip(names, answer_form("Is it free?", "No, it costs $5.\n- one\n- two"), strict=True))
     assert form["yes_no"] == 1.0 and form["is_list"] == 1.0 and form["has_number"] == 1.0
-    assert answer_form("Which version?", "Which phone do you use?")[FEATURES[-7:].index("asks_back")] == 1.0
+    assert answer_form("Which version?", "Which phone do you use?")[names.index("asks_back")] == 1.0
+
+
+def test_the_head_reads_whether_an_answer_keeps_the_questions_subject() -> None:
+    from properties.scorers.relevance_features import parse_pairs, subject_match
+
+    questions = ["What is the capital of Germany?"] * 3 + ["How much is the Aurora tablet?"]
+    answers = [BERLIN, PARIS, "Berlin.", "It costs $299."]
+    read = [subject_match(q, a) for q, a in zip(*parse_pairs(questions, answers), strict=True)]
+    # complete, names_kept, same_kind_new, nouns_kept
+    assert read[0][:3] == [1.0, 1.0, 0.0]  # a complete sentence that keeps Germany
+    assert read[1][0] == 1.0 and read[1][1] == 0.0 and read[1][2] >= 2.0  # Paris and France instead
+    assert read[2][:2] == [0.0, 0.0]  # only the answer: not a complete sentence
+    assert read[3][0] == 0.0 and read[3][2] == 0.0  # "It costs" leans on the question; a price names no one
 
 
 def test_the_generated_training_pairs_are_the_same_on_every_run() -> None:
