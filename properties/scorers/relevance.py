@@ -31,7 +31,6 @@ value.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,14 +40,12 @@ import numpy as np
 from properties.scorers import relevance_features
 from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.registry import builtin
-from properties.scorers.runtime import cross_encoder, models, spacy_english
+from properties.scorers.runtime import cross_encoder, models
 from properties.scorers.runtime.heads import ARTIFACTS
 
 CALIBRATION = ARTIFACTS / "relevance.json"
 # Outputs of at most this many words are their own evidence, read after their question: about a sentence.
 SHORT_ANSWER_WORDS = 16
-# Short answers parsed per spaCy batch.
-SPACY_BATCH_SIZE = 64
 
 
 @dataclass(frozen=True)
@@ -92,21 +89,6 @@ class RelevanceHead:
     def to_dict(self) -> dict[str, Any]:
         arrays = {key: np.round(getattr(self, key), 6).tolist() for key in ("mean", "scale", "hidden", "hidden_bias")}
         return {**arrays, "output": np.round(self.output, 6).tolist(), "output_bias": round(self.output_bias, 6)}
-
-
-def is_self_contained(answer: str, prop: str = "relevance") -> bool:
-    """Whether a short answer names its own subject and states its predicate: a clause whose subject
-    is a noun or a name ("Paris is the capital of France.", "Jan Novak leads the billing team."), not a pronoun
-    ("It costs $29."), a fragment ("$29 a month."), code, or a clause that leaves its predicate to the
-    question ("Jan Novak does.")."""
-    return self_contained([answer], prop)[0]
-
-
-def self_contained(answers: Sequence[str], prop: str = "relevance") -> list[bool]:
-    """`is_self_contained` of each answer, the answers parsed in batches: one parse call per answer
-    was about 4% of the RAG template's time."""
-    docs = spacy_english.parse(answers, prop, spacy_english.FULL, batch_size=SPACY_BATCH_SIZE)
-    return [relevance_features.is_complete(doc) for doc in docs]
 
 
 def load_head(prop: str, path: Path = CALIBRATION) -> RelevanceHead:

@@ -171,20 +171,25 @@ def test_a_short_answer_is_read_after_its_question(relevance: Relevance) -> None
 
 
 def test_the_short_answers_of_a_batch_are_parsed_together_as_each_alone(relevance: Relevance, monkeypatch) -> None:
-    from properties.scorers import relevance as module
+    from properties.scorers import relevance_features
     from properties.scorers.runtime import spacy_english
 
     answers = ["Paris is the capital of France.", "It costs $29.", "Jan Novak does.", "Jan Novak leads the team."]
-    alone = [module.is_self_contained(answer) for answer in answers]
+    questions = ["Who leads the team?"] * len(answers)
+    alone = [
+        relevance_features.is_complete(relevance_features.parse_pairs([q], [a])[1][0])
+        for q, a in zip(questions, answers, strict=True)
+    ]
     assert alone == [True, False, False, True]
     calls = []
     parse = spacy_english.parse
     monkeypatch.setattr(
         spacy_english, "parse", lambda texts, *rest, **options: calls.append(1) or parse(texts, *rest, **options)
     )
-    assert module.self_contained(answers) == alone
-    relevance.run_batch(answers, None, ["Who leads the team?"] * len(answers))
-    assert len(calls) == 2  # one parse for the four answers, in either call
+    _, together = relevance_features.parse_pairs(questions, answers)
+    assert [relevance_features.is_complete(doc) for doc in together] == alone
+    relevance.run_batch(answers, None, questions)
+    assert len(calls) == 2  # one parse for the four answers and their questions, in either call
 
 
 def test_answers_in_chat_forms_address_their_question_and_another_questions_answer_does_not(
@@ -242,6 +247,19 @@ def test_the_generated_answer_forms_are_the_same_on_every_run_and_apart_from_the
     # Each question is asked twice: with its answer, and with an answer to another question.
     positives = {row["input"] for row in first if row["label"] == 1}
     assert {row["input"] for row in first if row["label"] == 0} <= positives
+    suite_texts = {text for case in generated.build("relevance").suite.cases for text in case.interaction.values()}
+    assert not suite_texts & {text for row in first for text in (row["input"], row["output"])}
+
+
+def test_the_generated_subject_answers_are_the_same_on_every_run_and_apart_from_the_suites() -> None:
+    from bench import generated
+    from properties.training.relevance_subject_rows import generate
+
+    first, again = generate(200), generate(200)
+    assert first == again and sum(row["label"] for row in first) == 100
+    # Each question is asked twice: with an answer about its subject, and one about a neighbour.
+    positives = {row["input"] for row in first if row["label"] == 1}
+    assert {row["input"] for row in first if row["label"] == 0} == positives
     suite_texts = {text for case in generated.build("relevance").suite.cases for text in case.interaction.values()}
     assert not suite_texts & {text for row in first for text in (row["input"], row["output"])}
 
