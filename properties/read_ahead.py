@@ -8,13 +8,17 @@ The thread has its own connection (Django's connections are per thread) and clos
 A failure in the thread is raised by the caller's next step, and a caller that stops (an abandoned
 download closes its generator) stops the thread: at most `depth` pages wait in the queue, so memory
 stays bounded by a few pages whatever the caller's pace.
+
+`in_turns` reads several sources at once, each so, and takes their items in turns: a caller whose
+pages are dealt round-robin to the sources keeps more than one database connection at work.
 """
 
 from __future__ import annotations
 
+import itertools
 import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 from django.db import connection, connections
@@ -53,6 +57,22 @@ def read_ahead(pages: Callable[[], Iterator[T]], depth: int = 1) -> Iterator[T]:
     finally:
         stop.set()
         thread.join()
+
+
+def in_turns(sources: Sequence[Callable[[], Iterator[T]]], depth: int = 1) -> Iterator[T]:
+    """The items of several sources, each read ahead (`read_ahead`) on a thread and connection of its
+    own, taken in turns: the first item of each source, then the second of each, and so on, ending
+    at the first source that has no item at its turn."""
+    streams = [read_ahead(source, depth) for source in sources]
+    try:
+        for stream in itertools.cycle(streams):
+            item = next(stream, _END)
+            if item is _END:
+                return
+            yield item
+    finally:
+        for stream in streams:
+            stream.close()
 
 
 class _Failure:

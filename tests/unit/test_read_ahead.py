@@ -124,3 +124,39 @@ def test_inside_a_transaction_the_export_reads_on_its_own_connection(monkeypatch
     run = RunFactory(project=ProjectFactory(owner=UserFactory()))
     InteractionFactory(run=run, user_interaction_id="uncommitted")
     assert "uncommitted" in "".join(export.csv_stream(export.run_csv_rows(run)))
+
+
+def test_sources_read_in_turns_give_their_items_in_turn_and_end_together():
+    def source(items):
+        return lambda: iter(items)
+
+    dealt = [source([0, 3, 6]), source([1, 4]), source([2, 5])]
+    assert list(read_ahead.in_turns(dealt)) == [0, 1, 2, 3, 4, 5, 6]
+    assert not _threads()
+    # A source with nothing at its turn ends the items, though a later one has more.
+    assert list(read_ahead.in_turns([source([0, 3]), source([1]), source([2, "never"])])) == [0, 1, 2, 3]
+    assert not _threads()
+
+
+def test_a_failure_in_one_source_is_the_callers_error_and_stops_every_thread():
+    def failing():
+        yield "first"
+        raise ValueError("the page query failed")
+
+    def endless():
+        yield from range(10**6)
+
+    read = read_ahead.in_turns([endless, failing])
+    assert [next(read), next(read)] == [0, "first"]
+    assert next(read) == 1
+    with pytest.raises(ValueError, match="the page query failed"):
+        next(read)
+    assert not _threads()
+
+
+def test_a_caller_that_stops_reading_in_turns_stops_every_thread():
+    read = read_ahead.in_turns([lambda: iter(range(1000)), lambda: iter(range(1000))])
+    assert next(read) == 0 and next(read) == 0
+    assert len(_threads()) == 2
+    read.close()
+    assert not _threads()
