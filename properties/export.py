@@ -50,9 +50,10 @@ JOINS_PER_QUERY = 48
 # to 27.1 s read ahead and 15.9 to 33.7 s in turn, the same CPU and 4.5 MB more memory.
 READ_AHEAD_PAGES = 1
 READ_AHEAD_VENDORS = {"postgresql"}
-# Connections reading pages at once, each a page in turn (read_ahead.in_turns). One reader left the
-# server idle between pages; two took a million rows from 8,981 to 13,831 rows/s (whole run) and
-# 9,838 to 12,629 (filtered), for ~15 MB more; three were no faster (bench/export.py, docs/scaling.md).
+# Connections reading pages at once, the view's id pages dealt to them in turn (read_ahead.dealt,
+# in_turns). One reader left the server idle between pages; two took a million rows from 8,981 to
+# 13,831 rows/s (whole run) and 9,838 to 12,629 (filtered), for ~15 MB more above idle; three were
+# no faster (bench/export.py, docs/scaling.md).
 READ_AHEAD_READERS = 2
 # Chunks taken from the database per step when streaming under ASGI.
 ASYNC_STEP = 16
@@ -93,29 +94,27 @@ def _decoded(text: str | None, empty: list | dict) -> Any:
     return json.loads(text) if known is None else type(known)()
 
 
-def _id_pages(interactions: QuerySet[Interaction], turn: int = 0, turns: int = 1) -> Iterator[list[int]]:
-    """The ids in order, a page at a time (keyset: each page is an index range). With `turns`, every
-    turns-th page from the turn-th: each step reads `turns` pages of ids and keeps its own."""
+def _id_pages(interactions: QuerySet[Interaction]) -> Iterator[list[int]]:
+    """The ids in order, a page at a time (keyset: each page is an index range)."""
     last = 0
-    while ids := ids_of(interactions.filter(pk__gt=last).order_by("pk").values_list("pk")[: EXPORT_PAGE * turns]):
-        if page := ids[turn * EXPORT_PAGE : (turn + 1) * EXPORT_PAGE]:
-            yield page
-        last = ids[-1]
+    while page := ids_of(interactions.filter(pk__gt=last).order_by("pk").values_list("pk")[:EXPORT_PAGE]):
+        yield page
+        last = page[-1]
 
 
-def view_pages(run: Run, query: ScreenQuery, turns: int = 1) -> list[Callable[[], Iterator[list[int]]]]:
-    """The ids of a Data Screen view in its order, a page at a time, dealt to `turns` sources: the
-    n-th gives every turns-th page from the n-th (pages read in turns, on several connections).
+def view_pages(run: Run, query: ScreenQuery) -> Iterator[list[int]]:
+    """The ids of a Data Screen view in its order, a page at a time.
 
     The whole run in id order is read page by page; any other view by its ordered ids (read once,
-    here, an index-only query: 100,000 ids are a few megabytes).
+    an index-only query: 100,000 ids are a few megabytes).
     """
     view = datascreen.filtered_interactions(run, query)
     if view.in_pk_order and not view.filtered:
-        return [functools.partial(_id_pages, view.interactions, turn, turns) for turn in range(turns)]
+        yield from _id_pages(view.interactions)
+        return
     ids = view.ids
-    pages = [ids[start : start + EXPORT_PAGE] for start in range(0, len(ids), EXPORT_PAGE)]
-    return [functools.partial(iter, pages[turn::turns]) for turn in range(turns)]
+    for start in range(0, len(ids), EXPORT_PAGE):
+        yield ids[start : start + EXPORT_PAGE]
 
 
 # --- the pivot -------------------------------------------------------------------------------
@@ -282,17 +281,17 @@ def _page_parameters(ids: list[int]) -> list:
 def _pivoted_pages(run: Run, query: ScreenQuery | None, addresses: list[str], columns: tuple[str, ...]):
     queries = _pivot_queries(addresses, criteria.criteria_for(run.project, addresses), columns)
 
-    def pages(ids_pages: Callable[[], Iterator[list[int]]]) -> Iterator[list]:
+    def pages(id_pages: Callable[[], Iterator[list[int]]]) -> Iterator[list]:
         reader = PageReader(queries)
-        for ids in ids_pages():
+        for ids in id_pages():
             yield reader.rows(ids)
 
+    id_pages = view_pages(run, query or ScreenQuery())
     if connection.vendor in READ_AHEAD_VENDORS and read_ahead.can_read_ahead():
-        sources = view_pages(run, query or ScreenQuery(), READ_AHEAD_READERS)
-        yield from read_ahead.in_turns([functools.partial(pages, source) for source in sources], READ_AHEAD_PAGES)
+        hands = read_ahead.dealt(id_pages, READ_AHEAD_READERS)
+        yield from read_ahead.in_turns([functools.partial(pages, hand) for hand in hands], READ_AHEAD_PAGES)
     else:
-        (source,) = view_pages(run, query or ScreenQuery())
-        yield from pages(source)
+        yield from pages(lambda: id_pages)
 
 
 # --- rows and records -----------------------------------------------------------------------

@@ -9,12 +9,15 @@ A failure in the thread is raised by the caller's next step, and a caller that s
 download closes its generator) stops the thread: at most `depth` pages wait in the queue, so memory
 stays bounded by a few pages whatever the caller's pace.
 
-`in_turns` reads several sources at once, each so, and takes their items in turns: a caller whose
-pages are dealt round-robin to the sources keeps more than one database connection at work.
+`in_turns` reads several sources at once, each so, and takes their items in turns; `dealt` makes
+such sources of one iterator, dealing its items in turn: a caller whose pages are dealt so keeps
+more than one database connection at work, and reads its pages' ids once, in order, as one reader.
 """
 
 from __future__ import annotations
 
+import collections
+import functools
 import itertools
 import queue
 import threading
@@ -73,6 +76,36 @@ def in_turns(sources: Sequence[Callable[[], Iterator[T]]], depth: int = 1) -> It
     finally:
         for stream in streams:
             stream.close()
+
+
+def dealt(items: Iterator[T], hands: int) -> list[Callable[[], Iterator[T]]]:
+    """`hands` sources that share `items` as cards are dealt: the n-th gives items n, n + hands,
+    n + 2 * hands and so on. Whichever source needs an item draws from `items` under a lock, so
+    `items` is read once and in order, on whichever thread draws; a failure drawing is raised by
+    every source that draws after it, so no source ends early as if `items` had."""
+    lock = threading.Lock()
+    held: list[collections.deque] = [collections.deque() for _ in range(hands)]
+    drawn = itertools.count()
+    failures: list[BaseException] = []
+
+    def hand(number: int) -> Iterator[T]:
+        while True:
+            with lock:
+                while not held[number]:
+                    try:
+                        item = next(items, _END)
+                    except BaseException as error:
+                        failures.append(error)
+                        raise
+                    if item is _END:
+                        if failures:
+                            raise failures[0]
+                        return
+                    held[next(drawn) % hands].append(item)
+                item = held[number].popleft()
+            yield item
+
+    return [functools.partial(hand, number) for number in range(hands)]
 
 
 class _Failure:

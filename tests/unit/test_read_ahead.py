@@ -1,5 +1,6 @@
 """Pages read ahead in a thread: failures surface, an abandoned reader stops, connections close."""
 
+import itertools
 import threading
 import time
 
@@ -159,4 +160,36 @@ def test_a_caller_that_stops_reading_in_turns_stops_every_thread():
     assert next(read) == 0 and next(read) == 0
     assert len(_threads()) == 2
     read.close()
+    assert not _threads()
+
+
+def test_items_dealt_in_turns_are_read_once_in_order_and_given_back_in_order():
+    drawn = []
+
+    def items():
+        for number in range(7):
+            drawn.append(number)
+            yield number
+
+    hands = read_ahead.dealt(items(), 3)
+    assert list(hands[2]()) == [2, 5], "the third hand draws the items before its own"
+    assert list(hands[0]()) == [0, 3, 6] and list(hands[1]()) == [1, 4]
+    assert drawn == list(range(7)), "read once"
+    assert list(read_ahead.in_turns(read_ahead.dealt(iter(range(7)), 2))) == list(range(7))
+    assert not _threads()
+
+
+def test_a_failure_drawing_an_item_is_raised_by_every_hand_that_draws_after_it():
+    def items():
+        yield from range(3)
+        raise ValueError("the ids query failed")
+
+    first, second = read_ahead.dealt(items(), 2)
+    assert list(itertools.islice(first(), 2)) == [0, 2]
+    with pytest.raises(ValueError, match="the ids query failed"):
+        list(first())
+    with pytest.raises(ValueError, match="the ids query failed"):
+        list(second())  # holds 1, then would end as if the ids had: it raises instead
+    with pytest.raises(ValueError, match="the ids query failed"):
+        list(read_ahead.in_turns(read_ahead.dealt(items(), 2)))
     assert not _threads()
