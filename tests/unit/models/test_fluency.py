@@ -66,7 +66,10 @@ def test_a_long_text_is_the_mean_of_its_sentences_by_their_words(fluency) -> Non
     # Every sentence counts, the broken tail included, as much as it is long.
     good_words, bad_words = len(GOOD.split()), len(broken.split())
     expected = (40 * good_words * good + 10 * bad_words * bad) / (40 * good_words + 10 * bad_words)
-    assert whole == pytest.approx(expected, abs=2e-4)
+    # A sentence's score moves a little with the batch it is read in (the int8 model scales each
+    # batch by its own range): up to 2.4e-4 seen on a CPU with AMX, against about 0.03 between this mean
+    # and one that does not weigh sentences by their words.
+    assert whole == pytest.approx(expected, abs=5e-4)
     assert whole == pytest.approx(float(fluency.predictor().predict([text])[0]), abs=1e-4)
     # The evidence is each broken sentence, where it stands, and no fluent one.
     spans = scored[0].spans
