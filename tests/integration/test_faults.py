@@ -8,6 +8,7 @@ durations of issue 15 (4 kills over 30 s, the broker locked 15 s, workers stoppe
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -177,7 +178,7 @@ def test_worker_main_process_killed_and_started_again(pipeline):
     started = time.monotonic()
     pipeline.wait_until(job, lambda job: job.done >= ROWS // 4, "a quarter of the run", 120)
     pipeline.fleet.hold()  # started again by hand, below
-    os.kill(pipeline.fleet.worker.process.pid, signal.SIGKILL)
+    lost = kill_worker_holding_a_chunk(pipeline, job)
     pipeline.wait_until(
         job, lambda job: "No worker is taking" in pipeline.said[-1], "the page to say no worker takes the work", 60
     )
@@ -186,6 +187,7 @@ def test_worker_main_process_killed_and_started_again(pipeline):
     assert_every_value_once(job)
     assert pipeline.said_anywhere("No worker is taking `cpu` work: last seen")
     assert pipeline.said_anywhere("chunk(s) again: "), "the page said what was sent again, and why"
+    assert all(attempts > 1 for attempts in job.chunks.filter(pk__in=lost).values_list("attempts", flat=True))
     report(pipeline, "worker main process killed, started again", time.monotonic() - started, took)
 
 
@@ -231,6 +233,29 @@ def test_all_workers_stopped_for_a_while(pipeline):
     took = pipeline.finish(job)
     assert_every_value_once(job)
     report(pipeline, f"all workers stopped {WORKERS_DOWN_S:g} s", time.monotonic() - started, took)
+
+
+def kill_worker_holding_a_chunk(pipeline: Pipeline, job: ScoringJob, timeout: float = 30) -> list[int]:
+    """SIGKILL the worker's main process while one of its pool processes is inside a chunk; returns
+    the chunks it had begun. Killed between two chunks, the worker loses nothing and there is nothing
+    to send again, so the worker and its pool are frozen (SIGSTOP) while the database is read: no
+    chunk finishes between the look and the kill."""
+    main = pipeline.fleet.worker.process.pid
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        frozen = [main, *pipeline.fleet.pool_pids()]
+        for pid in frozen:
+            os.kill(pid, signal.SIGSTOP)
+        begun = list(job.chunks.open().filter(started_at__isnull=False).values_list("pk", flat=True))
+        if begun:
+            os.kill(main, signal.SIGKILL)  # its pool processes die with it (Celery sets their parent-death signal)
+        for pid in frozen[bool(begun) :]:
+            with contextlib.suppress(ProcessLookupError):  # a pool process already gone with its parent
+                os.kill(pid, signal.SIGCONT)
+        if begun:
+            return begun
+        time.sleep(0.05)
+    raise AssertionError(f"the worker began no chunk within {timeout:g} s")
 
 
 def wait_for_value(read, timeout: float, what: str):
