@@ -186,8 +186,7 @@ def _csv_columns() -> tuple[str, ...]:
     row's 13 floats was ~6 of the ~21 us it spent a row. The two write a number with a point and no
     exponent alike (checked on 200,000 random floats); the others, whole numbers ("3" for "3.0"),
     exponents from e+15 ("1e+15" for "1000000000000000.0"), NaN and infinities, are written from
-    the float (run_csv_rows), as are negative numbers, whose text csv_stream would take for a
-    formula."""
+    the float (run_csv_rows)."""
     if connection.vendor not in NUMBER_AS_TEXT_VENDORS:
         return CSV_COLUMNS
     return tuple("value_text" if column == "value" else column for column in CSV_COLUMNS)
@@ -399,16 +398,22 @@ def _json_cell(text: str) -> str:
 
 
 def run_csv_rows(run: Run, query: ScreenQuery | None = None) -> Iterator[list]:
-    """A row per interaction; per property its value, verdict and evidence (compact JSON)."""
+    """A row per interaction; per property its value, verdict and evidence (compact JSON). Cells
+    that hold text a user wrote (fields, category labels) come neutralised (`neutralise_formula`):
+    the others are numbers, verdicts, JSON and times, which no formula lead starts, and checking
+    them was a third of the writing (`csv_stream(..., neutralised=True)`)."""
     addresses = property_addresses(run, exhaustive=True)
-    yield run_csv_header(addresses)
+    yield [neutralise_formula(cell) for cell in run_csv_header(addresses)]
     documents, metadata = (FIELD_COLUMNS.index(text) for text in _AS_TEXT.values())
     started, finished = (FIELD_COLUMNS.index(name) for name in _TIMES)
     columns = _csv_columns()
     numbers_as_text = columns is not CSV_COLUMNS
     for rows in _pivoted_pages(run, query, addresses, columns):
         for row in rows:
-            cells = list(row[1 : len(FIELD_COLUMNS)])
+            cells = [
+                "'" + cell if type(cell) is str and cell.startswith(FORMULA_LEADS) else cell
+                for cell in row[1 : len(FIELD_COLUMNS)]
+            ]
             cells[documents - 1], cells[metadata - 1] = _json_cell(row[documents]), _json_cell(row[metadata])
             for index in (started, finished):
                 cells[index - 1] = row[index] and row[index].isoformat()
@@ -421,10 +426,13 @@ def run_csv_rows(run: Run, query: ScreenQuery | None = None) -> Iterator[list]:
                     evidence = _evidence(record, json.loads(spans))
                     compact = _COMPACT_JSON(evidence) if evidence else None
                 if details is not None:
-                    text = f"n/a: {criteria.reason_in(_decoded(details, {}))}"
-                elif numbers_as_text and number and (number[0] == "-" or "." not in number or "e" in number):
-                    number = float(number)  # a text unlike repr, or one taken for a formula (_csv_columns)
-                cells += (number if text is None else text, verdict, compact)
+                    cells += (f"n/a: {criteria.reason_in(_decoded(details, {}))}", verdict, compact)
+                elif text is not None:
+                    cells += ("'" + text if text.startswith(FORMULA_LEADS) else text, verdict, compact)
+                elif numbers_as_text and number and ("." not in number or "e" in number):
+                    cells += (float(number), verdict, compact)  # a text unlike repr (_csv_columns)
+                else:
+                    cells += (number, verdict, compact)
             yield cells
 
 
@@ -481,12 +489,16 @@ def neutralise_formula(cell: object) -> object:
     return cell
 
 
-def csv_stream(rows: Iterable[list]) -> Iterator[str]:
+def csv_stream(rows: Iterable[list], neutralised: bool = False) -> Iterator[str]:
+    """The rows as CSV text in chunks; each text cell goes through `neutralise_formula` unless the
+    rows come `neutralised` already."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for row in rows:
-        # neutralise_formula, inline: it is called for every cell of every row.
-        writer.writerow(["'" + cell if type(cell) is str and cell.startswith(FORMULA_LEADS) else cell for cell in row])
+        if not neutralised:
+            # neutralise_formula, inline: it is called for every cell of every row.
+            row = ["'" + cell if type(cell) is str and cell.startswith(FORMULA_LEADS) else cell for cell in row]
+        writer.writerow(row)
         if buffer.tell() >= STREAM_CHUNK_CHARS:
             yield buffer.getvalue()
             buffer.seek(0)

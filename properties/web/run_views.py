@@ -64,7 +64,7 @@ def run_export(request: HttpRequest, pk: int, file_format: str) -> HttpResponse:
         message = f"The filter is not applied, so nothing is exported: {query.error}"
         return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
     if file_format == "csv":
-        stream, content_type = export.csv_stream(export.run_csv_rows(run, query)), "text/csv"
+        stream, content_type = export.csv_stream(export.run_csv_rows(run, query), neutralised=True), "text/csv"
     else:
         stream, content_type = export.json_stream(export.run_records(run, query)), "application/json"
     response = StreamingHttpResponse(export.for_server(request, stream), content_type=content_type)
