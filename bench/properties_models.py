@@ -8,8 +8,8 @@ are scored twice in the same process, the models already loaded:
 - *ours*: `scorer.run_batch` in batches, as a worker does (Score objects, empty-text checks,
   evidence spans: Avoided Answer's refusal sentences, PII Risk's entity spans);
 - *raw*: the loaded models called directly on the same batches: the encoder, packaged classifiers
-  and head (`predictor.predict`), for Fluency the causal LM's forward passes and its adapted layers,
-  or the NER model and detectors for PII.
+  and head (`predictor.predict`), for Fluency the causal LM's forward passes over each sentence and
+  its adapted layers, or the NER model and detectors for PII.
 
 It prints interactions/s of each and the ratio ours/raw (target >= 0.85).
 """
@@ -26,7 +26,7 @@ import numpy as np
 from bench.quality import DEFAULT_FOLDER, ENTRIES
 from properties.scorers import registry
 from properties.scorers.base import Scorer
-from properties.scorers.fluency import LMHeadPredictor
+from properties.scorers.fluency import LMHeadPredictor, sentence_units
 from properties.scorers.pii_risk import PIIRisk
 from properties.scorers.runtime import models
 from properties.scorers.runtime.model_scorer import ModelScorer
@@ -61,13 +61,17 @@ def raw_call(scorer: Scorer) -> Callable[[list[str]], object]:
 
 
 def lm_calls(predictor: LMHeadPredictor) -> Callable[[list[str]], object]:
-    """Fluency's model work alone: the causal LM's forward passes, then the adapted layers."""
+    """Fluency's model work alone: the causal LM's forward passes over the units the property scores
+    (each sentence, or windows of a long one: `fluency.sentence_units`, cut in the call), then the
+    adapted layers. Reading the whole texts instead read one truncated sequence per text, less
+    than the property asks of the model: a long summary's limit was a fraction of its work."""
     adapter = predictor.adapter
 
     def call(batch: list[str]) -> object:
-        _, states = predictor.lm.read(batch, adapter.first if adapter is not None else None)
+        units = sentence_units(batch, predictor.lm).texts
+        _, states = predictor.lm.read(units, adapter.first if adapter is not None else None)
         if adapter is not None:
-            return adapter.predict(states, np.zeros((len(batch), len(adapter.extra_mean))))
+            return adapter.predict(states, np.zeros((len(units), len(adapter.extra_mean))))
         return states
 
     return call

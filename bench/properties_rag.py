@@ -201,14 +201,14 @@ def relevance_raw(args: Arguments) -> list[RawCall]:
     sentences += [(q, o[s:e]) for q, o in short if len(bounds := models.sentence_bounds(o)) > 1 for s, e in bounds]
     questions, answers = [q for q, _ in short], [o for _, o in short]
     after = [relevance_features.answer_after_question(q, o) for q, o in short]
-    nlp, encoder = spacy_english.pipeline("relevance"), models.packaged_encoder("relevance")
+    encoder = models.packaged_encoder("relevance")
     calls = [
         window_pairs("relevance", [q for q, _ in passages], [o for _, o in passages]),
         lambda: reranker.logits(sentences),
         window_pairs("relevance", questions, answers),
         window_pairs("relevance", questions, after),
         window_pairs("relevance", questions, questions),
-        lambda: list(nlp.pipe(answers)),
+        lambda: relevance_features.parse_pairs(questions, answers),  # questions and answers, as the head reads them
     ]
     if short:
         calls.append(lambda: encoder.encode(questions + answers))
