@@ -59,6 +59,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -81,9 +82,6 @@ INPUT_LEADS = ("", "Hello. ", "Please help. ", "A question. ")
 OUTPUT_LEADS = ("", "Sure. ", "Here you are. ", "Well. ")
 DOCUMENT_LEADS = ("", "Source. ", "Excerpt. ", "From the archive. ")
 TEMPLATE = "rag"  # the default --template, and the properties of `evalsite score`'s timing
-# Each template after the first scores the rows with a lead of its own on every text: the workers'
-# memos would otherwise hand it what the models computed for an earlier template's run.
-TEMPLATE_LEADS = ("", "To begin. ", "Next. ", "Also. ", "Then. ", "Finally. ", "Last. ")
 ALL_MODELS_ROWS, ALL_MODELS_CHUNK = 40, 5
 # What a models worker's pool process logs once it has loaded the projects' models (model_loading).
 MODELS_LOADED = re.compile(r"models of \d+ properties loaded in|loading the projects' models failed")
@@ -148,21 +146,6 @@ def build_rows(folder: Path, count: int) -> dict[str, list[Row]]:
     short = interleave([read_jsonl(folder / name) for name in SHORT_FILES])
     long = interleave([read_jsonl(folder / name) for name in LONG_FILES])
     return {"short": build_half(short, count - count // 2, "short"), "long": build_half(long, count // 2, "long")}
-
-
-def with_lead(rows: list[Row], lead: str) -> list[Row]:
-    """The rows with `lead` before their input, output and each document."""
-    if not lead:
-        return rows
-    return [
-        {
-            **row,
-            "input": lead + row["input"],
-            "output": lead + row["output"],
-            "context": [lead + document for document in row["context"]],
-        }
-        for row in rows
-    ]
 
 
 def write_jsonl(rows: list[Row], path: Path) -> Path:
@@ -297,6 +280,30 @@ def value_counts(run: Any) -> dict[str, int]:
     return {row["status"]: row["n"] for row in counts}
 
 
+def fresh_model_worker(fleet: Any, load_models: bool) -> None:
+    """Stop the models worker (a warm shutdown) and start it again, then wait until it is ready and,
+    with `load_models`, has loaded the projects' models: every template scores the same rows, and a
+    models worker remembers what its models made of each text, sentence and pair, so a template after
+    the first would otherwise be served an earlier template's model work."""
+    from properties.supervisor import STOP_TIMEOUT_S
+    from tests import servers
+
+    def finished() -> int:
+        log = fleet.log()
+        return len(MODELS_LOADED.findall(log)) if load_models else log.count("ready.")
+
+    worker = fleet.workers[-1]
+    done = finished()
+    fleet.hold()  # the supervisor would start it again at once, beside the one started below
+    try:
+        worker.signal_group(signal.SIGTERM)
+        worker.process.wait(timeout=STOP_TIMEOUT_S)
+        worker.start(time.monotonic())
+    finally:
+        fleet.release()
+    servers.wait_until(lambda: finished() > done, worker.process, fleet.log_path, WORKER_READY_TIMEOUT_S)
+
+
 def score_half(project: Any, name: str, path: Path, expected: int, fleet: Any) -> dict[str, Any]:
     from django.db.models import Min
 
@@ -398,11 +405,12 @@ def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]
             )
             result["models_loaded_s"] = time.time() - worker_started
         for index, (slug, project) in enumerate(projects.items()):
-            lead = TEMPLATE_LEADS[index]
+            if index:
+                sampler.phase = f"{slug}, a fresh models worker"
+                fresh_model_worker(fleet, options["load_models"])
             halves: dict[str, Any] = {}
             result["templates"][slug] = {"properties": project.enabled_properties, "halves": halves}
             for name, half_rows in rows.items():
-                half_rows = with_lead(half_rows, lead)
                 path = write_jsonl(half_rows, data / f"{slug}-{name}.jsonl")
                 sampler.phase = f"{slug}, {name}"
                 halves[name] = score_half(project, f"{slug}, {name}", path, len(half_rows), fleet)

@@ -79,18 +79,3 @@ def test_every_property_of_every_template_has_its_raw_model_calls_or_calls_no_mo
     }
     assert kinds["fluency"] == kinds["formality"] == "classifier" and kinds["coverage"] == "rag"
     assert kinds["sentiment"] == "none" and kinds["grounded_in_context"] == "nli"
-
-
-def test_a_template_after_the_first_scores_texts_of_its_own():
-    # The workers' memos would hand a later template what the models computed for an earlier one.
-    row = {"id": "short-0", "input": "Question?", "context": ["Passage."], "output": "Answer."}
-    assert pipeline.with_lead([row], pipeline.TEMPLATE_LEADS[0]) == [row]
-    led = pipeline.with_lead([row], pipeline.TEMPLATE_LEADS[1])[0]
-    assert (led["input"], led["output"], led["context"]) == (
-        "To begin. Question?",
-        "To begin. Answer.",
-        ["To begin. Passage."],
-    )
-    from properties.projects import project_templates
-
-    assert len(set(pipeline.TEMPLATE_LEADS)) == len(pipeline.TEMPLATE_LEADS) >= len(project_templates.TEMPLATES)
