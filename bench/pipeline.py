@@ -297,7 +297,11 @@ def fresh_model_worker(fleet: Any, load_models: bool) -> None:
     fleet.hold()  # the supervisor would start it again at once, beside the one started below
     try:
         worker.signal_group(signal.SIGTERM)
-        worker.process.wait(timeout=STOP_TIMEOUT_S)
+        try:
+            worker.process.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:  # no chunk of ours is running: nothing is lost
+            worker.signal_group(signal.SIGKILL)
+            worker.process.wait()
         worker.start(time.monotonic())
     finally:
         fleet.release()
