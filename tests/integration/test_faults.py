@@ -240,7 +240,8 @@ def kill_worker_holding_a_chunk(pipeline: Pipeline, job: ScoringJob, timeout: fl
     the chunks it had begun. Killed between two chunks, the worker loses nothing and there is nothing
     to send again, so the worker and its pool are frozen (SIGSTOP) while the database is read: no
     chunk finishes between the look and the kill."""
-    main = pipeline.fleet.worker.process.pid
+    process = pipeline.fleet.worker.process
+    main = process.pid
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         frozen = [main, *pipeline.fleet.pool_pids()]
@@ -249,6 +250,8 @@ def kill_worker_holding_a_chunk(pipeline: Pipeline, job: ScoringJob, timeout: fl
         begun = list(job.chunks.open().filter(started_at__isnull=False).values_list("pk", flat=True))
         if begun:
             os.kill(main, signal.SIGKILL)  # its pool processes die with it (Celery sets their parent-death signal)
+            # Dead before its pool runs again: a pool process woken first could finish its chunk.
+            process.wait(timeout=30)
         for pid in frozen[bool(begun) :]:
             with contextlib.suppress(ProcessLookupError):  # a pool process already gone with its parent
                 os.kill(pid, signal.SIGCONT)
