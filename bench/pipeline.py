@@ -31,12 +31,12 @@ its own with a fresh embedded install (SQLite database, data folder):
    /proc/<pid>/smaps_rollup every 0.5 s; the peak of each, and of the worker's processes summed at
    one instant, is printed per phase.
 
-"End to end" runs from the upload's start to the job's `finished_at`. The ratio is printed per
-template and half. "First value" runs from the
+"End to end" runs from the upload's start to the job's `finished_at`. "First value" runs from the
 worker's start to the run's first stored value. The raw-model limit (bench/pipeline_raw.py: the
 model calls alone, on the same rows in the same chunk batches) is measured in the bench's process
 right after each half, the workers idle, so that a shared machine's load is alike for the two; the
-ratio is raw seconds / end-to-end seconds (1.0: the pipeline runs as fast as its model calls alone).
+ratio is raw seconds / end-to-end seconds (1.0: the pipeline runs as fast as its model calls alone),
+printed per template and half.
 With --compare-loading each broker runs twice, in a fresh install each time: first with the models
 loaded by the first chunk that needs them (EVALSITE_WORKER_LOAD_MODELS off), then loaded by each
 pool process as it starts (on, the default), so that both are measured on one load of the machine.
@@ -286,14 +286,9 @@ def fresh_model_worker(fleet: Any, load_models: bool) -> None:
     models worker remembers what its models made of each text, sentence and pair, so a template after
     the first would otherwise be served an earlier template's model work."""
     from properties.supervisor import STOP_TIMEOUT_S
-    from tests import servers
-
-    def finished() -> int:
-        log = fleet.log()
-        return len(MODELS_LOADED.findall(log)) if load_models else log.count("ready.")
 
     worker = fleet.workers[-1]
-    done = finished()
+    started = models_worker_starts(fleet, load_models)
     fleet.hold()  # the supervisor would start it again at once, beside the one started below
     try:
         worker.signal_group(signal.SIGTERM)
@@ -305,7 +300,24 @@ def fresh_model_worker(fleet: Any, load_models: bool) -> None:
         worker.start(time.monotonic())
     finally:
         fleet.release()
-    servers.wait_until(lambda: finished() > done, worker.process, fleet.log_path, WORKER_READY_TIMEOUT_S)
+    wait_for_models_worker(fleet, load_models, started)
+
+
+def models_worker_starts(fleet: Any, load_models: bool) -> int:
+    """How often the log says a models worker got ready: with `load_models`, had loaded the projects'
+    models (what its pool process logs then), otherwise was ready for tasks."""
+    log = fleet.log()
+    return len(MODELS_LOADED.findall(log)) if load_models else log.count("ready.")
+
+
+def wait_for_models_worker(fleet: Any, load_models: bool, seen: int) -> None:
+    """Wait until the log says a models worker got ready (`models_worker_starts`) once more than `seen`."""
+    from tests import servers
+
+    worker = fleet.workers[-1]
+    servers.wait_until(
+        lambda: models_worker_starts(fleet, load_models) > seen, worker.process, fleet.log_path, WORKER_READY_TIMEOUT_S
+    )
 
 
 def score_half(project: Any, name: str, path: Path, expected: int, fleet: Any) -> dict[str, Any]:
@@ -401,12 +413,7 @@ def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]
             # uploaded once it has, so that no template's job is charged the loading, which the raw
             # limit does not count either (the first value still counts from the worker's start).
             sampler.phase = "loading the models"
-            servers.wait_until(
-                lambda: MODELS_LOADED.search(fleet.log()) is not None,
-                fleet.workers[-1].process,
-                fleet.log_path,
-                WORKER_READY_TIMEOUT_S,
-            )
+            wait_for_models_worker(fleet, load_models=True, seen=0)
             result["models_loaded_s"] = time.time() - worker_started
         for index, (slug, project) in enumerate(projects.items()):
             if index:

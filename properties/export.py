@@ -410,7 +410,7 @@ def run_csv_rows(run: Run, query: ScreenQuery | None = None) -> Iterator[list]:
     numbers_as_text = columns is not CSV_COLUMNS
     for rows in _pivoted_pages(run, query, addresses, columns):
         for row in rows:
-            cells = [
+            cells = [  # neutralise_formula, inline, as in csv_stream
                 "'" + cell if type(cell) is str and cell.startswith(FORMULA_LEADS) else cell
                 for cell in row[1 : len(FIELD_COLUMNS)]
             ]
