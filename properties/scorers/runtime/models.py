@@ -263,8 +263,19 @@ def _shrinking_run_options() -> Any:
 
 
 def torch_device() -> str:
+    """The device torch models run on; every torch model is loaded through it, so it also gives torch's
+    CPU work `model_threads()` threads, as ONNX sessions have.
+
+    Torch's own default is one thread per core whatever the process shares: in a models worker of
+    concurrency 2 on 2 cores, each pool process's causal LM took two threads, four taking turns on two
+    cores. Two processes scoring 40 long summaries each with Fluency at once took 29-35 s of wall time
+    so, and 10-13 s with one thread each (`EVALSITE_MODEL_THREADS`, set by
+    `workers.share_model_threads`)."""
     import torch
 
+    threads = model_threads()
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 

@@ -94,6 +94,21 @@ def test_a_session_is_made_with_those_threads(monkeypatch) -> None:
     assert made[0].intra_op_num_threads == 1
 
 
+def test_torch_models_compute_with_those_threads_too(monkeypatch) -> None:
+    # Torch's default is one thread per core whatever the process shares: two pool processes of a
+    # models worker ran four threads on two cores, and Fluency's LM took 2.7 times as long.
+    import torch
+
+    before = torch.get_num_threads()
+    wanted = before + 1
+    monkeypatch.setattr(models, "model_threads", lambda: wanted)
+    try:
+        models.torch_device()
+        assert torch.get_num_threads() == wanted
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_a_missing_local_model_names_property_model_and_fix() -> None:
     with pytest.raises(ScorerUnavailable) as caught:
         Toxicity(model="/nonexistent/model")
