@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 
 import textstat
 
-from properties.scorers.base import Score, Scorer
+from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.registry import builtin
 from properties.scorers.text import pronunciations
+
+# Sentences shown as evidence, hardest first: enough to rewrite a text, few enough to read.
+HARDEST_SHOWN = 3
+# A sentence as textstat's sentence count finds one.
+TEXTSTAT_SENTENCE = re.compile(r"\b[^.!?]+[.!?]*")
 
 
 @builtin
@@ -18,7 +25,8 @@ class ReadingEase(Scorer):
         "Flesch reading ease: 206.835 - 1.015 x words per sentence - 84.6 x syllables per word, "
         "computed with textstat. Higher is easier: 90-100 very easy, 60-70 plain English, 0-30 very "
         "hard (university level). Usually between 0 and 100, but the formula has no bounds: a long "
-        "sentence of long words goes below 0, and one-syllable words in short sentences above 100."
+        "sentence of long words goes below 0, and one-syllable words in short sentences above 100. "
+        "Evidence: the hardest sentences, each with its own reading ease, length and syllables a word."
     )
     fields = ("input", "output")
     queue = "cpu"
@@ -39,10 +47,10 @@ class ReadingEase(Scorer):
         input_text_batch: list[str] | None = None,
         context_batch: list[Any] | None = None,
     ) -> list[float | Score]:
-        return [self._score(text) for text in candidate_batch]
+        return [self._score(text, self.current_field) for text in candidate_batch]
 
     @staticmethod
-    def _score(text: str | None) -> Score:
+    def _score(text: str | None, field: str) -> Score:
         if not text or not text.strip():
             return Score.not_applicable("the text is empty, so it has no reading ease")
         pronunciations.preload_for_textstat()  # the first call: 0.3 s instead of textstat's 1.0-1.4 s
@@ -51,4 +59,58 @@ class ReadingEase(Scorer):
         words, sentences = textstat.lexicon_count(text), textstat.sentence_count(text)
         if words == 0:
             return Score.not_applicable("the text has no words, so it has no reading ease")
-        return Score(value=float(value), details={"words": words, "sentences": sentences})
+        return Score(
+            value=float(value),
+            spans=hardest_sentences(text, field, float(value), words),
+            details={"words": words, "sentences": sentences},
+        )
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _token_counts(token: str) -> tuple[int, int]:
+    """textstat's words and syllables in one whitespace-separated token; a sentence's counts are their
+    sums (textstat strips punctuation, then splits at whitespace). Kept per token: counting a sentence
+    whole would read the pronouncing dictionary again for every word the text's count has just read,
+    and Reading Ease ran at half its speed."""
+    return textstat.lexicon_count(token), textstat.syllable_count(token)
+
+
+def hardest_sentences(text: str, field: str, value: float, words: int) -> list[Span]:
+    """The `HARDEST_SHOWN` sentences of lowest reading ease, each scored alone, with why in words.
+
+    Sentences are cut as textstat counts them (`TEXTSTAT_SENTENCE`), so the text's Flesch score is
+    at least the mean of its sentences' scores weighted by their words (long sentences weigh their
+    length twice): a text under a threshold always has a sentence under it, and the hardest sentence
+    is on the failing side whenever the value is. `value` and `words` are the text's score and words."""
+    found_all = list(TEXTSTAT_SENTENCE.finditer(text))
+    if len(found_all) == 1 and words:  # one sentence: its score is the text's, its counts the text's
+        found = found_all[0]
+        syllables = (206.835 - 1.015 * words - value) / 84.6
+        end = found.start() + len(found.group().rstrip())
+        return [
+            Span(
+                field,
+                found.start(),
+                end,
+                "sentence",
+                round(value, 2),
+                f"{words} words, {syllables:.1f} syllables a word",
+            )
+        ]
+    scored = []
+    for found in found_all:
+        sentence = found.group()
+        words = syllables = 0
+        for token in sentence.split():
+            token_words, token_syllables = _token_counts(token)
+            words += token_words
+            syllables += token_syllables
+        if words:
+            syllables /= words
+            ease = 206.835 - 1.015 * words - 84.6 * syllables  # one sentence: words per sentence = words
+            scored.append((ease, found.start(), found.start() + len(sentence.rstrip()), words, syllables))
+    scored.sort()
+    return [
+        Span(field, start, end, "sentence", round(ease, 2), f"{words} words, {syllables:.1f} syllables a word")
+        for ease, start, end, words, syllables in scored[:HARDEST_SHOWN]
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,11 +16,13 @@ from jsonschema_specifications import REGISTRY as SPECIFICATIONS
 from properties.scorers.base import OutputScorer, Score, Span
 from properties.scorers.registry import builtin
 from properties.scorers.text.json_paths import PathPart, format_path, locate
-from properties.scorers.valid_json import json_value_offset
+from properties.scorers.valid_json import json_value_offset, not_json
 
 MAX_ERRORS = 20  # enough to fix an output; a wholly wrong document would otherwise list hundreds
 
-Problem = tuple[Sequence[PathPart], str]  # (path parts, message)
+# (path parts, message, the path of what the message is about: a missing field's own path, which the
+# output does not hold, so that its object's end is marked where the field would go)
+Problem = tuple[Sequence[PathPart], str, Sequence[PathPart]]
 Check = Callable[[str], list[Problem]]
 
 
@@ -39,20 +42,38 @@ def _json_schema_check(schema: dict[str, Any]) -> Check:
 
     def check(text: str) -> list[Problem]:
         if not json_value_offset(text)[0]:
-            return [((), "the output is not valid JSON: it does not start with a JSON value")]
+            return [((), "the output is not valid JSON: it does not start with a JSON value", ())]
         try:
             document = json.loads(text)
         except (ValueError, RecursionError) as exc:
-            return [((), f"the output is not valid JSON: {exc}")]
+            return [((), f"the output is not valid JSON: {exc}", ())]
         try:
             # allOf/anyOf branches repeat the same complaint; once is enough.
-            errors = validator.iter_errors(document)
-            found = dict.fromkeys((tuple(error.absolute_path), error.message) for error in errors)
+            found = dict.fromkeys(
+                problem for error in validator.iter_errors(document) for problem in _problems_of(error)
+            )
         except referencing.exceptions.Unresolvable as exc:
             raise SchemaConfigError(f"json_schema has a $ref that cannot be resolved offline: {exc}") from exc
         return sorted(found, key=lambda problem: [str(part) for part in problem[0]])[:MAX_ERRORS]
 
     return check
+
+
+def _problems_of(error: jsonschema.ValidationError) -> list[Problem]:
+    """The error at its path; an object's keys that its schema does not allow, each at its own path,
+    so that each is highlighted where it is written; a missing field about its own path."""
+    path = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        named = error.schema.get("properties", {})
+        patterns = error.schema.get("patternProperties", {})
+        extra = [key for key in error.instance if key not in named and not any(re.search(p, key) for p in patterns)]
+        if extra:
+            return [((*path, key), f"{key!r} is not allowed here: {error.message}", (*path, key)) for key in extra]
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [key for key in error.validator_value if key not in error.instance and repr(key) in error.message]
+        if missing:
+            return [(path, error.message, (*path, missing[0]))]
+    return [(path, error.message, path)]
 
 
 def _pydantic_check(dotted_path: str) -> Check:
@@ -71,7 +92,7 @@ def _model_check(model: type[pydantic.BaseModel]) -> Check:
         try:
             model.model_validate_json(text)
         except pydantic.ValidationError as exc:
-            return [(error["loc"], error["msg"]) for error in exc.errors()[:MAX_ERRORS]]
+            return [(error["loc"], error["msg"], error["loc"]) for error in exc.errors()[:MAX_ERRORS]]
         return []
 
     return check
@@ -83,7 +104,8 @@ class Schema(OutputScorer):
     description = (
         "Whether the output is JSON that validates against the configured JSON Schema or Pydantic "
         "model (Weave's PydanticScorer): 1 (true) or 0 (false). The failing paths ($.a.b[0]) and their "
-        "messages are listed in the details and highlighted where they occur in the output. The whole "
+        "messages are listed in the details and highlighted where they occur in the output (a missing field "
+        "on its object, a field not allowed on its value). The whole "
         "output must be the JSON document; a markdown code fence makes it false."
     )
 
@@ -137,10 +159,23 @@ class Schema(OutputScorer):
             return Score.failed(str(exc))
         if not problems:
             return Score(1.0, "true", [], {"schema_valid": True, "errors": []})
-        errors = [{"path": format_path(parts), "message": message} for parts, message in problems]
-        spans = []
-        for (parts, message), error in zip(problems, errors, strict=True):
-            where = locate(text, parts) if parts else None
-            if where is not None:
+        errors = [{"path": format_path(parts), "message": message} for parts, message, _ in problems]
+        _, spans = not_json(text, field)
+        if spans:  # the output is no JSON at all: what makes it not JSON is the evidence
+            return Score(0.0, "false", spans, {"schema_valid": False, "errors": errors})
+        for (_, message, about), error in zip(problems, errors, strict=True):
+            if (where := _where(text, list(about))) is not None:
                 spans.append(Span(field, where[0], where[1], error["path"], None, message))
         return Score(0.0, "false", spans, {"schema_valid": False, "errors": errors})
+
+
+def _where(text: str, parts: list[PathPart]) -> tuple[int, int] | None:
+    """Where the path's value is written; for a value the output lacks (a missing field), the closing
+    character of its nearest enclosing value, where it would go. Marking the whole object instead
+    would hide the other errors inside it: the page shows overlapping spans as the first one."""
+    if (where := locate(text, parts)) is not None:
+        return where
+    for depth in range(len(parts) - 1, -1, -1):
+        if (where := locate(text, parts[:depth])) is not None:
+            return where[1] - 1, where[1]
+    return None

@@ -16,14 +16,15 @@ source, poor / ok / excellent (0 / 0.5 / 1), with the summary's entity density b
 
 The value is the grade's number, as in Weave; the continuous quality is in the details with the
 reasoning spelled out (`llm_eval_reasoning`, the key Weave users read). Evidence: Coverage's topics
-covered and missed.
+covered and missed, and the words past half the source's length when brevity costs the grade.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from properties.scorers.base import Score, Scorer
+from properties.scorers.base import Score, Scorer, Span
 from properties.scorers.coverage import Assessment, Coverage
 from properties.scorers.llm.judges import ENTITY_DENSITY_THRESHOLD, GRADES, LLMSummarization
 from properties.scorers.llm.weave_routing import JudgedWhenModelNamed
@@ -113,4 +114,19 @@ class Summarization(Scorer, metaclass=JudgedWhenModelNamed):
             "covered_topics": coverage.details["covered_topics"],
             "missed_topics": coverage.details["missed_topics"],
         }
-        return Score(value=GRADES[grade], label=grade, spans=coverage.spans, details=details)
+        spans = coverage.spans + _past_half(a.output.text, self.current_field, a.source_words(), brevity, compression)
+        return Score(value=GRADES[grade], label=grade, spans=spans, details=details)
+
+
+def _past_half(text: str, field: str, source_words: int, brevity: float, compression: float) -> list[Span]:
+    """The summary's words past half its source's length, where they cost it brevity."""
+    if brevity >= 1.0:
+        return []
+    allowed = int(FULL_BREVITY_RATIO * source_words)
+    words = list(re.finditer(r"\S+", text))
+    if allowed >= len(words):
+        return []
+    note = (
+        f"the summary is {compression:.0%} of its source's length: brevity {brevity:.2f} (1 up to half, 0 at all of it)"
+    )
+    return [Span(field, words[allowed].start(), len(text.rstrip()), "length", None, note)]

@@ -31,11 +31,56 @@ def json_value_offset(text: str) -> tuple[bool, int]:
     return text[offset : offset + 1] in _JSON_VALUE_START and offset < len(text), offset
 
 
+_FIRST_WORD = re.compile(r"\S{1,40}")
+_CODE_FENCE = re.compile(r"```[^\n]*")
+# A JSON string, skipped whole, or NaN / Infinity outside one (the decoder has accepted the rest).
+_CONSTANT_OUTSIDE_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|(?P<constant>-?(?:NaN|Infinity))')
+NOT_JSON = "not JSON: a JSON value starts with {, [, a quote, a digit, -, true, false or null"
+CODE_FENCE = "a markdown code fence: the output must be the JSON alone, without the fence"
+
+
 def error_span(field: str, text: str, offset: int, message: str) -> list[Span]:
     if not text:
         return []
     start = min(max(offset, 0), len(text) - 1)
     return [Span(field, start, start + 1, "error", None, message)]
+
+
+def first_word_span(field: str, text: str, offset: int, message: str) -> list[Span]:
+    """The word at `offset` (where the text starts after whitespace) as the error: the whole text is
+    not the format, and one marked character would be hard to see."""
+    found = _FIRST_WORD.match(text, offset)
+    return [Span(field, offset, found.end(), "error", None, message)] if found else []
+
+
+def not_json(text: str, field: str, start: tuple[bool, int] | None = None) -> tuple[str, list[Span]]:
+    """Why a text is not one JSON value, and the span that shows it: the first syntax error, the
+    NaN or Infinity, a markdown code fence, or the first word of prose; ("", []) for JSON. `start`:
+    `json_value_offset(text)` where the caller has it."""
+    can_start, offset = start or json_value_offset(text)
+    if not can_start:
+        if text.startswith("```", offset):
+            fence = _CODE_FENCE.match(text, offset).end()  # type: ignore[union-attr]  # "```" matches
+            return CODE_FENCE, [Span(field, offset, fence, "error", None, CODE_FENCE)]
+        return f"Expecting value at character {offset}", first_word_span(field, text, offset, NOT_JSON)
+    try:
+        _json_decoder.decode(text)
+    except (ValueError, RecursionError) as exc:
+        return decoding_error(text, field, offset, exc)
+    return "", []
+
+
+def decoding_error(text: str, field: str, offset: int, exc: Exception) -> tuple[str, list[Span]]:
+    """What the decoder's exception says, and where (`not_json` for a text that starts like JSON)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at character {exc.pos}", error_span(field, text, exc.pos, exc.msg)
+    if isinstance(exc, RecursionError):
+        return "nested too deeply", error_span(field, text, offset, "nested deeper than a JSON parser goes")
+    for found in _CONSTANT_OUTSIDE_STRINGS.finditer(text):  # NaN or Infinity (`_reject_constant`)
+        if found.group("constant"):
+            start, end = found.span("constant")
+            return str(exc), [Span(field, start, end, "error", None, f"{found.group('constant')} is not a JSON value")]
+    return str(exc), error_span(field, text, offset, str(exc))
 
 
 def boolean_score(valid: bool, details: dict[str, Any], spans: list[Span] | None = None) -> Score:
@@ -49,7 +94,8 @@ class ValidJSON(OutputScorer):
     description = (
         "Whether the whole output is one JSON value (object, array, string, number, true, false or "
         "null), as Weave's ValidJSONScorer: 1 (true) or 0 (false). Surrounding prose or a markdown "
-        "code fence makes it false; NaN and Infinity are not JSON. The first syntax error is highlighted."
+        "code fence makes it false; NaN and Infinity are not JSON. What makes it false is highlighted: the "
+        "first syntax error, the NaN, the fence, or the first word of prose."
     )
 
     @staticmethod
@@ -57,17 +103,14 @@ class ValidJSON(OutputScorer):
         return "valid_json"
 
     def check(self, text: str, field: str) -> Score:
-        can_start, offset = json_value_offset(text)
-        if not can_start:
-            # Prose, not broken JSON: nothing to highlight.
-            return boolean_score(False, {"json_valid": False, "error": f"Expecting value at character {offset}"})
-        try:
-            document = _json_decoder.decode(text)
-        except json.JSONDecodeError as exc:
-            error = f"{exc.msg} at character {exc.pos}"
-            return boolean_score(
-                False, {"json_valid": False, "error": error}, error_span(field, text, exc.pos, exc.msg)
-            )
-        except (ValueError, RecursionError) as exc:
-            return boolean_score(False, {"json_valid": False, "error": str(exc) or "nested too deeply"})
-        return boolean_score(True, {"json_valid": True, "json_type": _JSON_TYPES.get(type(document), "number")})
+        start = json_value_offset(text)
+        can_start, offset = start
+        if can_start:
+            try:
+                document = _json_decoder.decode(text)
+            except (ValueError, RecursionError) as exc:
+                error, spans = decoding_error(text, field, offset, exc)
+                return boolean_score(False, {"json_valid": False, "error": error}, spans)
+            return boolean_score(True, {"json_valid": True, "json_type": _JSON_TYPES.get(type(document), "number")})
+        error, spans = not_json(text, field, start)  # prose or a fence: no decoding
+        return boolean_score(False, {"json_valid": False, "error": error}, spans)

@@ -84,6 +84,9 @@ LOW_RISK_PII = Kind("personal data, under the threshold", NEUTRAL, "risk")
 LEAST_INFORMATIVE = Kind("least informative sentence, over the threshold", NEUTRAL, "information")
 LEAST_FLUENT = Kind("least fluent sentence, over the threshold", NEUTRAL, "fluency")
 NOT_ADDRESSING = Kind("closest sentence, does not address the input", PROBLEM, "relevance", _inverse)
+HARD_SENTENCE = Kind("hard sentence", PROBLEM, "reading ease", lambda ease: min(1.0, max(0.0, (60.0 - ease) / 60.0)))
+HARDEST_SENTENCE = Kind("hardest sentence, over the threshold", NEUTRAL, "reading ease")
+PAST_HALF_THE_SOURCE = Kind("past half the source's length", PROBLEM)
 
 # Kinds whose score is on the property's own scale (a statement's support probability, a sentence's
 # toxicity): a scorer writes them at its own threshold, and a project may set another. With the
@@ -101,6 +104,7 @@ for _pair in (
     (NOT_ADDRESSING, ANSWERING_SENTENCE),
     (IRRELEVANT_CHUNK, RELEVANT_CHUNK),
     (FAR_FROM_REFERENCE, CLOSE_TO_REFERENCE),
+    (HARD_SENTENCE, HARDEST_SENTENCE),
 ):
     for _kind in _pair:
         JUDGED[_kind.name] = _pair
@@ -117,6 +121,8 @@ def kind_of(prop: str, span: dict[str, Any]) -> Kind:
             return UNGROUNDED if label == "ungrounded" else SUPPORTED_STATEMENT
         return CLOSEST_PASSAGE
     if name in ("coverage", "summarization"):
+        if label == "length":
+            return PAST_HALF_THE_SOURCE
         if label == "key sentence":
             return MISSED_KEY_SENTENCE if note.startswith("key sentence missed") else KEPT_KEY_SENTENCE
         return MISSED_TOPIC if note.startswith("missed") else COVERED_TOPIC
@@ -140,6 +146,8 @@ def kind_of(prop: str, span: dict[str, Any]) -> Kind:
         return FORMAT_ERROR
     if name == "fluency":
         return NOT_FLUENT
+    if name == "reading_ease":
+        return HARD_SENTENCE
     if name == "embedding_similarity":
         return FAR_FROM_REFERENCE
     if name == "formality":

@@ -40,3 +40,25 @@ def test_unicode_and_long_text() -> None:
     results = ReadingEase().run_batch(["Ünïcödé wörds här. 日本語のテキスト。", long_text])
     assert all(isinstance(r, Score) and r.ok for r in results)
     assert results[1].details["words"] == 180_000  # type: ignore[union-attr]
+
+
+def test_the_hardest_sentences_are_the_evidence_with_why() -> None:
+    text = (
+        "Turn it off. Notwithstanding the aforementioned provisions, the indemnification obligations "
+        "survive termination. Wait ten seconds. Institutional responsibilities necessitate evaluation."
+    )
+    result = ReadingEase().run_batch([text])[0]
+    assert isinstance(result, Score)
+    shown = [(text[span.start : span.end], span.score) for span in result.spans]
+    assert len(shown) == 3 and shown[0][0].startswith("Institutional")
+    assert [score for _, score in shown] == sorted(score for _, score in shown)
+    assert "syllables a word" in result.spans[0].note
+
+
+def test_a_text_under_a_threshold_always_has_its_hardest_sentence_under_it() -> None:
+    # The text's score is at least its sentences' mean weighted by words, so the evidence is on the
+    # failing side whatever threshold a project sets.
+    for text in varied_texts(200):
+        result = ReadingEase().run_batch([text])[0]
+        assert isinstance(result, Score)
+        assert result.spans[0].score <= result.value + 0.01, text  # type: ignore[operator]

@@ -68,6 +68,36 @@ def test_missing_property_names_the_object() -> None:
     assert result.details["errors"] == [{"path": "$", "message": "'id' is a required property"}]
 
 
+@pytest.mark.parametrize("config", SCHEMAS)
+def test_a_missing_field_is_marked_where_its_object_ends(config: dict[str, object]) -> None:
+    # Nothing is written where a missing field would be: its object's end is marked, not the whole
+    # object, which would hide the other errors inside it.
+    text = '{"id": "one", "items": [{"sku": "a"}]}'
+    spans = one(Schema(**config), text).spans  # type: ignore[arg-type]
+    marked = sorted((span.start, text[span.start : span.end], span.label + " " + span.note) for span in spans)
+    assert [(start, mark) for start, mark, _ in marked] == [(7, '"one"'), (text.index('"a"}') + 3, "}")]
+    assert "quantity" in marked[1][2]
+
+
+def test_a_field_the_schema_does_not_allow_is_marked_where_it_is_written() -> None:
+    closed = {**ORDER_SCHEMA, "additionalProperties": False}
+    text = '{"id": 1, "note": "x", "items": [], "rush": true}'
+    result = one(Schema(json_schema=closed), text)
+    assert [(span.label, text[span.start : span.end]) for span in result.spans] == [
+        ("$.note", '"x"'),
+        ("$.rush", "true"),
+    ]
+
+
+@pytest.mark.parametrize("config", SCHEMAS)
+@pytest.mark.parametrize(("text", "marked"), [("Order 1 has shipped.", "Order"), ('{"id": 1,', ",")])
+def test_output_that_is_not_json_is_marked_as_valid_json_marks_it(
+    config: dict[str, object], text: str, marked: str
+) -> None:
+    (span,) = one(Schema(**config), text).spans  # type: ignore[arg-type]
+    assert text[span.start : span.end] == marked
+
+
 @pytest.mark.parametrize(
     ("config", "message"),
     [

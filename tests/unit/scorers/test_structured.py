@@ -85,3 +85,31 @@ def test_external_entities_are_not_resolved() -> None:
     result = one(ValidXML(), EXTERNAL_ENTITY)
     assert result.details["xml_valid"] is False
     assert "root:" not in str(result.to_dict())
+
+
+@pytest.mark.parametrize(
+    ("text", "marked", "says"),
+    [
+        ("Sure! The answer is 42.", "Sure!", "not JSON"),
+        ('```json\n{"a": 1}\n```', "```json", "code fence"),
+        ('{"a": "NaN", "b": -Infinity}', "-Infinity", "-Infinity is not a JSON value"),
+        ("[" * 100_000, "[", "nested deeper"),
+    ],
+)
+def test_what_makes_json_false_is_marked(text: str, marked: str, says: str) -> None:
+    # A false value explains itself on the Data Screen: prose, a fence, a NaN outside a string.
+    (span,) = one(ValidJSON(), text).spans
+    assert text[span.start : span.end] == marked and says in span.note
+
+
+@pytest.mark.parametrize(
+    ("text", "marked", "says"),
+    [
+        ("The XML you asked for is below.", "The", "starts with '<'"),
+        ('<!DOCTYPE a [<!ENTITY x "yyyy">]><a>&x;</a>', '<!ENTITY x "yyyy">', "refused for safety"),
+        (EXTERNAL_ENTITY, '<!ENTITY x SYSTEM "file:///etc/passwd">', "refused for safety"),
+    ],
+)
+def test_what_makes_xml_false_is_marked(text: str, marked: str, says: str) -> None:
+    (span,) = one(ValidXML(), text).spans
+    assert text[span.start : span.end] == marked and says in span.note

@@ -44,3 +44,39 @@ def test_a_difference_that_both_texts_contain_is_found() -> None:
     score = Score(value=0.1, spans=[statement(0, 25, 0.1, note)])
     found = disagreements("grounded_in_context", score, default_for("grounded_in_context"), {"output": OUTPUT})
     assert any("lists as a difference 11, 1969, which the statement also gives" in problem for problem in found)
+
+
+def test_format_and_length_properties_explain_a_failing_value_at_every_threshold() -> None:
+    # Valid JSON, Valid XML, Schema and Reading Ease had no span on a failing value (prose, a NaN, a
+    # missing field, a hard text).
+    from properties.scorers.reading_ease import ReadingEase
+    from properties.scorers.schema import Schema
+    from properties.scorers.valid_json import ValidJSON
+    from properties.scorers.valid_xml import ValidXML
+
+    hard = "Notwithstanding the aforementioned provisions, indemnification obligations survive termination."
+    cases = [
+        ("valid_json", ValidJSON().run_batch(["Sure! Here it is."])[0], {"output": "Sure! Here it is."}),
+        ("valid_json", ValidJSON().run_batch(['{"a": NaN}'])[0], {"output": '{"a": NaN}'}),
+        ("valid_xml", ValidXML().run_batch(["No XML here."])[0], {"output": "No XML here."}),
+        ("schema", Schema(json_schema={"required": ["a"]}).run_batch(["{}"])[0], {"output": "{}"}),
+        ("reading_ease", ReadingEase().run_batch([hard])[0], {"output": hard}),
+        ("reading_ease", ReadingEase().run_batch(["Turn it off. Then on."])[0], {"output": "Turn it off. Then on."}),
+    ]
+    for prop, score, texts in cases:
+        assert score.spans, prop
+        assert disagreements(prop, score, default_for(prop), texts) == []
+
+
+def test_a_hard_sentence_is_a_problem_only_on_the_failing_side() -> None:
+    from dataclasses import replace
+
+    from properties.screen import highlight
+
+    for prop, span, failing_at, passing_at in [
+        ("reading_ease", Span("output", 0, 10, "sentence", 42.0), 50.0, 30.0),
+    ]:
+        rule = default_for(prop)
+        failing = highlight.evidence_of(prop, [span.to_dict()], replace(rule, threshold=failing_at))[0]
+        passing = highlight.evidence_of(prop, [span.to_dict()], replace(rule, threshold=passing_at))[0]
+        assert (failing.kind.tone, passing.kind.tone) == (highlight.PROBLEM, highlight.NEUTRAL), prop
