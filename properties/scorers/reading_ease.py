@@ -26,7 +26,8 @@ class ReadingEase(Scorer):
         "computed with textstat. Higher is easier: 90-100 very easy, 60-70 plain English, 0-30 very "
         "hard (university level). Usually between 0 and 100, but the formula has no bounds: a long "
         "sentence of long words goes below 0, and one-syllable words in short sentences above 100. "
-        "Evidence: the hardest sentences, each with its own reading ease, length and syllables a word."
+        "Evidence: the hardest sentence and others harder than the whole text, each with its own reading "
+        "ease, words and syllables a word."
     )
     fields = ("input", "output")
     queue = "cpu"
@@ -76,7 +77,8 @@ def _token_counts(token: str) -> tuple[int, int]:
 
 
 def hardest_sentences(text: str, field: str, value: float, words: int) -> list[Span]:
-    """The `HARDEST_SHOWN` sentences of lowest reading ease, each scored alone, with why in words.
+    """The sentence of lowest reading ease, and up to `HARDEST_SHOWN` in all that read harder than the
+    whole text, each scored alone, with why in words.
 
     Sentences are cut as textstat counts them (`TEXTSTAT_SENTENCE`), so the text's Flesch score is
     at least the mean of its sentences' scores weighted by their words (long sentences weigh their
@@ -87,30 +89,25 @@ def hardest_sentences(text: str, field: str, value: float, words: int) -> list[S
         found = found_all[0]
         syllables = (206.835 - 1.015 * words - value) / 84.6
         end = found.start() + len(found.group().rstrip())
-        return [
-            Span(
-                field,
-                found.start(),
-                end,
-                "sentence",
-                round(value, 2),
-                f"{words} words, {syllables:.1f} syllables a word",
-            )
-        ]
+        return [_sentence_span(field, value, found.start(), end, words, syllables)]
     scored = []
     for found in found_all:
         sentence = found.group()
-        words = syllables = 0
+        in_sentence = syllables_in_sentence = 0
         for token in sentence.split():
             token_words, token_syllables = _token_counts(token)
-            words += token_words
-            syllables += token_syllables
-        if words:
-            syllables /= words
-            ease = 206.835 - 1.015 * words - 84.6 * syllables  # one sentence: words per sentence = words
-            scored.append((ease, found.start(), found.start() + len(sentence.rstrip()), words, syllables))
+            in_sentence += token_words
+            syllables_in_sentence += token_syllables
+        if in_sentence:
+            per_word = syllables_in_sentence / in_sentence
+            ease = 206.835 - 1.015 * in_sentence - 84.6 * per_word  # one sentence: its words per sentence
+            scored.append((ease, found.start(), found.start() + len(sentence.rstrip()), in_sentence, per_word))
     scored.sort()
-    return [
-        Span(field, start, end, "sentence", round(ease, 2), f"{words} words, {syllables:.1f} syllables a word")
-        for ease, start, end, words, syllables in scored[:HARDEST_SHOWN]
-    ]
+    # The hardest, and the others harder than the text as a whole: those pull its score down.
+    shown = scored[:1] + [item for item in scored[1:HARDEST_SHOWN] if item[0] < value]
+    return [_sentence_span(field, *item) for item in shown]
+
+
+def _sentence_span(field: str, ease: float, start: int, end: int, words: int, syllables: float) -> Span:
+    counted = f"{words} word{'s' if words != 1 else ''}, {syllables:.1f} syllables a word"
+    return Span(field, start, end, "sentence", round(ease, 2), counted)

@@ -85,7 +85,7 @@ LEAST_INFORMATIVE = Kind("least informative sentence, over the threshold", NEUTR
 LEAST_FLUENT = Kind("least fluent sentence, over the threshold", NEUTRAL, "fluency")
 NOT_ADDRESSING = Kind("closest sentence, does not address the input", PROBLEM, "relevance", _inverse)
 HARD_SENTENCE = Kind("hard sentence", PROBLEM, "reading ease", lambda ease: min(1.0, max(0.0, (60.0 - ease) / 60.0)))
-HARDEST_SENTENCE = Kind("hardest sentence, over the threshold", NEUTRAL, "reading ease")
+EASY_ENOUGH_SENTENCE = Kind("sentence, over the threshold", NEUTRAL, "reading ease")
 PAST_HALF_THE_SOURCE = Kind("past half the source's length", PROBLEM)
 
 # Kinds whose score is on the property's own scale (a statement's support probability, a sentence's
@@ -104,7 +104,7 @@ for _pair in (
     (NOT_ADDRESSING, ANSWERING_SENTENCE),
     (IRRELEVANT_CHUNK, RELEVANT_CHUNK),
     (FAR_FROM_REFERENCE, CLOSE_TO_REFERENCE),
-    (HARD_SENTENCE, HARDEST_SENTENCE),
+    (HARD_SENTENCE, EASY_ENOUGH_SENTENCE),
 ):
     for _kind in _pair:
         JUDGED[_kind.name] = _pair

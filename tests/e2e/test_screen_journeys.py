@@ -345,3 +345,41 @@ def test_a_project_starts_from_a_template(page, live_server, artifacts):
     expect(page.get_by_test_id("quality")).to_contain_text(re.compile("not measured|ROC"))
     expect(page.locator(".model-id")).to_contain_text("the packaged default")
     page.screenshot(path=str(artifacts / "property-report-card.png"), full_page=True)
+
+
+def test_a_false_format_check_and_a_hard_text_show_what_makes_them_so(page, live_server, artifacts):
+    # The values come from the scorers themselves: Valid JSON marks the prose that is not JSON, Schema
+    # the missing field where its object ends, Reading Ease its hardest sentence with its own score.
+    from properties.scorers.reading_ease import ReadingEase
+    from properties.scorers.schema import Schema
+    from properties.scorers.valid_json import ValidJSON
+
+    user = UserFactory(username="fay")
+    project = ProjectFactory(owner=user, name="Forms bot", enabled_properties=["valid_json", "schema", "reading_ease"])
+    run = RunFactory(project=project, name="v1")
+    output = (
+        "Sure! Notwithstanding the aforementioned provisions, indemnification obligations survive "
+        "termination. Here is the order."
+    )
+    interaction = InteractionFactory(run=run, user_interaction_id="form-1", input="Give me the order.", output=output)
+    schema = Schema(json_schema={"type": "object", "required": ["order_id"]})
+    for prop, scorer in (("valid_json", ValidJSON()), ("reading_ease", ReadingEase()), ("schema", schema)):
+        scorer.current_field = "output"
+        score = scorer.run_batch([output])[0]
+        value(interaction, prop, score.value, [s.to_dict() for s in score.spans], label=score.label or "")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    log_in(page, live_server, "fay")
+    page.goto(f"{live_server.url}/runs/{run.pk}/")
+    page.get_by_role("link", name="form-1", exact=True).click()
+    for prop, kind, words in (
+        ("valid_json", "format error", "not JSON"),
+        ("reading_ease", "hard sentence", "syllables a word"),
+    ):
+        page.locator(f'#detail-pane [data-property="{prop}.output"]').click()
+        listed = page.get_by_test_id("evidence-list")
+        expect(listed).to_contain_text(kind)
+        expect(listed).to_contain_text(words)
+        page.screenshot(path=str(artifacts / f"data-screen-{prop.replace('_', '-')}.png"))
+    expect(page.locator('mark[data-label="hard sentence"]')).to_have_text(
+        re.compile(r"^Notwithstanding.*termination\.$")
+    )

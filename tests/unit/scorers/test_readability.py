@@ -50,8 +50,9 @@ def test_the_hardest_sentences_are_the_evidence_with_why() -> None:
     result = ReadingEase().run_batch([text])[0]
     assert isinstance(result, Score)
     shown = [(text[span.start : span.end], span.score) for span in result.spans]
-    assert len(shown) == 3 and shown[0][0].startswith("Institutional")
-    assert [score for _, score in shown] == sorted(score for _, score in shown)
+    # The hardest, then the other sentence harder than the whole text; the easy ones are not evidence.
+    assert [sentence.split()[0] for sentence, _ in shown] == ["Institutional", "Notwithstanding"]
+    assert all(score < result.value for _, score in shown)  # type: ignore[operator]
     assert "syllables a word" in result.spans[0].note
 
 
