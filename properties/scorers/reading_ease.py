@@ -62,7 +62,7 @@ class ReadingEase(Scorer):
             return Score.not_applicable("the text has no words, so it has no reading ease")
         return Score(
             value=float(value),
-            spans=hardest_sentences(text, field, float(value), words),
+            spans=hardest_sentences(text, field, float(value)),
             details={"words": words, "sentences": sentences},
         )
 
@@ -76,20 +76,15 @@ def _token_counts(token: str) -> tuple[int, int]:
     return textstat.lexicon_count(token), textstat.syllable_count(token)
 
 
-def hardest_sentences(text: str, field: str, value: float, words: int) -> list[Span]:
+def hardest_sentences(text: str, field: str, value: float) -> list[Span]:
     """The sentence of lowest reading ease, and up to `HARDEST_SHOWN` in all that read harder than the
     whole text, each scored alone, with why in words.
 
     Sentences are cut as textstat counts them (`TEXTSTAT_SENTENCE`), so the text's Flesch score is
     at least the mean of its sentences' scores weighted by their words (long sentences weigh their
     length twice): a text under a threshold always has a sentence under it, and the hardest sentence
-    is on the failing side whenever the value is. `value` and `words` are the text's score and words."""
+    is on the failing side whenever the value is. `value` is the text's score."""
     found_all = list(TEXTSTAT_SENTENCE.finditer(text))
-    if len(found_all) == 1 and words:  # one sentence: its score is the text's, its counts the text's
-        found = found_all[0]
-        syllables = (206.835 - 1.015 * words - value) / 84.6
-        end = found.start() + len(found.group().rstrip())
-        return [_sentence_span(field, value, found.start(), end, words, syllables)]
     scored = []
     for found in found_all:
         sentence = found.group()
@@ -100,7 +95,9 @@ def hardest_sentences(text: str, field: str, value: float, words: int) -> list[S
             syllables_in_sentence += token_syllables
         if in_sentence:
             per_word = syllables_in_sentence / in_sentence
-            ease = 206.835 - 1.015 * in_sentence - 84.6 * per_word  # one sentence: its words per sentence
+            # One sentence is the text: its score is the text's. Otherwise the formula on the sentence
+            # alone (its words per sentence are its words).
+            ease = value if len(found_all) == 1 else 206.835 - 1.015 * in_sentence - 84.6 * per_word
             scored.append((ease, found.start(), found.start() + len(sentence.rstrip()), in_sentence, per_word))
     scored.sort()
     # The hardest, and the others harder than the text as a whole: those pull its score down.
