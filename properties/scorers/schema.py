@@ -160,8 +160,10 @@ class Schema(OutputScorer):
         if not problems:
             return Score(1.0, "true", [], {"schema_valid": True, "errors": []})
         errors = [{"path": format_path(parts), "message": message} for parts, message, _ in problems]
-        _, spans = not_json(text, field)
-        if spans:  # the output is no JSON at all: what makes it not JSON is the evidence
+        # A problem about the document as a whole may be that it is no JSON at all: then what makes it not
+        # JSON is the evidence. Only then is the text decoded again.
+        _, spans = not_json(text, field) if any(not about for _, _, about in problems) else ("", [])
+        if spans:
             return Score(0.0, "false", spans, {"schema_valid": False, "errors": errors})
         for (_, message, about), error in zip(problems, errors, strict=True):
             if (where := _where(text, list(about))) is not None:
