@@ -21,13 +21,15 @@ def _reject_constant(name: str) -> Any:
 # cost of parsing a short output).
 _json_decoder = json.JSONDecoder(parse_constant=_reject_constant)
 LEADING_SPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace; XML's is the same four characters
+SPACE = frozenset(" \t\n\r")
 _JSON_VALUE_START = frozenset('{["-0123456789tfnNI')  # N, I: NaN and Infinity, rejected by the decoder
 
 
 def json_value_offset(text: str) -> tuple[bool, int]:
     """Whether the text can start a JSON value, and where it starts. Most outputs are prose: a cheap
     test of the first character spares them the parser's exception (half the time of a rejection)."""
-    offset = LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # the pattern always matches
+    # Most texts start with no whitespace: a set lookup spares them the pattern (a fifth of a check).
+    offset = LEADING_SPACE.match(text).end() if text[:1] in SPACE else 0  # type: ignore[union-attr]
     return text[offset : offset + 1] in _JSON_VALUE_START and offset < len(text), offset
 
 

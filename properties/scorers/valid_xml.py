@@ -10,7 +10,7 @@ from defusedxml.ElementTree import fromstring as parse_xml
 
 from properties.scorers.base import OutputScorer, Score, Span
 from properties.scorers.registry import builtin
-from properties.scorers.valid_json import LEADING_SPACE, boolean_score, error_span, first_word_span
+from properties.scorers.valid_json import LEADING_SPACE, SPACE, boolean_score, error_span, first_word_span
 
 # What defusedxml refuses: an entity's declaration, else the document type that could bring some.
 _DECLARATIONS = (re.compile(r"<!ENTITY[^>]*>?"), re.compile(r"<!DOCTYPE[^>\[]*"))
@@ -42,7 +42,9 @@ class ValidXML(OutputScorer):
 
     def check(self, text: str, field: str) -> Score:
         after_bom = 1 if text.startswith("\ufeff") else 0
-        offset = LEADING_SPACE.match(text, after_bom).end()  # type: ignore[union-attr]  # always matches
+        offset = after_bom
+        if text[after_bom : after_bom + 1] in SPACE:
+            offset = LEADING_SPACE.match(text, after_bom).end()  # type: ignore[union-attr]  # always matches
         if not text.startswith("<", offset):
             # Every XML document starts with "<" after whitespace; prose need not meet the parser.
             error = "not XML: the text does not start with '<'"
