@@ -87,6 +87,10 @@ NOT_ADDRESSING = Kind("closest sentence, does not address the input", PROBLEM, "
 HARD_SENTENCE = Kind("hard sentence", PROBLEM, "reading ease", lambda ease: min(1.0, max(0.0, (60.0 - ease) / 60.0)))
 EASY_ENOUGH_SENTENCE = Kind("sentence, over the threshold", NEUTRAL, "reading ease")
 PAST_HALF_THE_SOURCE = Kind("past half the source's length", PROBLEM)
+OUTPUT_TOO_LONG = Kind(
+    "output too long for its input", PROBLEM, "compression ratio", lambda ratio: min(1.0, max(0.0, 1.0 - ratio))
+)
+OUTPUT_SHORT_ENOUGH = Kind("output, short enough", NEUTRAL, "compression ratio")
 
 # Kinds whose score is on the property's own scale (a statement's support probability, a sentence's
 # toxicity): a scorer writes them at its own threshold, and a project may set another. With the
@@ -105,6 +109,7 @@ for _pair in (
     (IRRELEVANT_CHUNK, RELEVANT_CHUNK),
     (FAR_FROM_REFERENCE, CLOSE_TO_REFERENCE),
     (HARD_SENTENCE, EASY_ENOUGH_SENTENCE),
+    (OUTPUT_TOO_LONG, OUTPUT_SHORT_ENOUGH),
 ):
     for _kind in _pair:
         JUDGED[_kind.name] = _pair
@@ -150,6 +155,8 @@ def kind_of(prop: str, span: dict[str, Any]) -> Kind:
         return HARD_SENTENCE
     if name == "embedding_similarity":
         return FAR_FROM_REFERENCE
+    if name == "compression_ratio":
+        return OUTPUT_TOO_LONG
     if name == "formality":
         return INFORMAL
     return OTHER

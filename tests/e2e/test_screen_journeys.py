@@ -349,13 +349,17 @@ def test_a_project_starts_from_a_template(page, live_server, artifacts):
 
 def test_a_false_format_check_and_a_hard_text_show_what_makes_them_so(page, live_server, artifacts):
     # The values come from the scorers themselves: Valid JSON marks the prose that is not JSON, Schema
-    # the missing field where its object ends, Reading Ease its hardest sentence with its own score.
+    # the missing field where its object ends, Reading Ease its hardest sentence with its own score,
+    # Compression Ratio the output that is longer than its input.
+    from properties.scorers.compression_ratio import CompressionRatio
     from properties.scorers.reading_ease import ReadingEase
     from properties.scorers.schema import Schema
     from properties.scorers.valid_json import ValidJSON
 
     user = UserFactory(username="fay")
-    project = ProjectFactory(owner=user, name="Forms bot", enabled_properties=["valid_json", "schema", "reading_ease"])
+    project = ProjectFactory(
+        owner=user, name="Forms bot", enabled_properties=["valid_json", "schema", "reading_ease", "compression_ratio"]
+    )
     run = RunFactory(project=project, name="v1")
     output = (
         "Sure! Notwithstanding the aforementioned provisions, indemnification obligations survive "
@@ -367,19 +371,24 @@ def test_a_false_format_check_and_a_hard_text_show_what_makes_them_so(page, live
         scorer.current_field = "output"
         score = scorer.run_batch([output])[0]
         value(interaction, prop, score.value, [s.to_dict() for s in score.spans], label=score.label or "")
+    ratio = CompressionRatio().run_batch([output], input_text_batch=[interaction.input])[0]
+    value(interaction, "compression_ratio", ratio.value, [s.to_dict() for s in ratio.spans], field="interaction")
     page.set_viewport_size({"width": 1440, "height": 900})
     log_in(page, live_server, "fay")
     page.goto(f"{live_server.url}/runs/{run.pk}/")
     page.get_by_role("link", name="form-1", exact=True).click()
     for prop, kind, words in (
+        ("compression_ratio", "output too long for its input", "characters of output for 18 of input"),
         ("valid_json", "format error", "not JSON"),
         ("reading_ease", "hard sentence", "syllables a word"),
     ):
-        page.locator(f'#detail-pane [data-property="{prop}.output"]').click()
+        page.locator(f'#detail-pane [data-property^="{prop}"]').click()
         listed = page.get_by_test_id("evidence-list")
         expect(listed).to_contain_text(kind)
         expect(listed).to_contain_text(words)
         page.screenshot(path=str(artifacts / f"data-screen-{prop.replace('_', '-')}.png"))
+        if prop == "compression_ratio":
+            expect(page.locator('mark[data-label="output too long for its input"]')).to_have_text(output)
     expect(page.locator('mark[data-label="hard sentence"]')).to_have_text(
         re.compile(r"^Notwithstanding.*termination\.$")
     )
