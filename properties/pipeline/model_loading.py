@@ -18,9 +18,10 @@ import threading
 import time
 from collections.abc import Iterable
 
+from properties.pipeline.workers import MODEL_QUEUE
+
 logger = logging.getLogger(__name__)
 
-MODEL_QUEUE = "models"
 # Longest a task waits for its process's loading before it runs anyway (loading then goes on
 # beside it, through the same per-process cache and its lock).
 LOADING_WAIT_S = 300.0
