@@ -19,6 +19,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
+import orjson
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connection, transaction
@@ -80,7 +81,8 @@ _TIMES = ("started_at", "finished_at")
 _EMPTY_JSON = {"[]": [], "{}": {}}
 # json.dumps with options builds an encoder each call (~1 us a row): one each, made once, writes the same.
 _COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_RECORD_JSON = json.JSONEncoder(ensure_ascii=False, default=str).encode
+# The fallback of `record_json` for the rare record orjson refuses: written as compactly as orjson writes.
+_RECORD_JSON = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":")).encode
 _OK, _ERROR = PropertyValue.Status.OK.value, PropertyValue.Status.ERROR.value
 _NOT_APPLICABLE = PropertyValue.Status.NOT_APPLICABLE.value
 
@@ -536,10 +538,21 @@ def csv_stream(rows: Iterable[list], neutralised: bool = False) -> Iterator[str]
         yield "".join(lines)
 
 
+def record_json(record: dict) -> str:
+    """A record as compact JSON, by orjson: the json module's encoder took ~33 us for a record of 15
+    values (2.6 KB), orjson ~3. NaN and infinities are written as null, since JSON has no such
+    numbers (the json module wrote NaN, which JSON.parse and strict readers refuse). A record orjson
+    refuses, such as one whose metadata holds an integer past 64 bits, is written by the json module."""
+    try:
+        return orjson.dumps(record, default=str).decode()
+    except orjson.JSONEncodeError:
+        return _RECORD_JSON(record)
+
+
 def json_stream(records: Iterable[dict]) -> Iterator[str]:
     parts, size = ["["], 1
     for i, record in enumerate(records):
-        part = ("," if i else "") + "\n" + _RECORD_JSON(record)
+        part = ("," if i else "") + "\n" + record_json(record)
         parts.append(part)
         size += len(part)
         if size >= STREAM_CHUNK_CHARS:
