@@ -269,20 +269,22 @@ def test_project_page_shows_the_pii_risk_factors_with_the_projects_overrides(cli
     assert "0.25 (this project)" in page
 
 
-def test_exports_stream_under_asgi_without_reading_the_export_whole(user, run, monkeypatch):
+@pytest.mark.parametrize("file_format", ["csv", "json"])
+def test_exports_stream_under_asgi_without_reading_the_export_whole(user, run, monkeypatch, file_format):
     monkeypatch.setattr(export, "ASYNC_STEP", 2)
+    monkeypatch.setattr(export, "STREAM_CHUNK_CHARS", 1)  # a chunk a row: several steps
     client = AsyncClient()
 
     async def download() -> bytes:
         await client.aforce_login(user)
-        response = await client.get(reverse("properties:run-export", args=[run.pk, "csv"]))
+        response = await client.get(reverse("properties:run-export", args=[run.pk, file_format]))
         return b"".join([chunk async for chunk in response.streaming_content])
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # Django warns when it must read a sync iterator whole
         body = async_to_sync(download)()
-    assert [row["user_interaction_id"] for row in csv.DictReader(io.StringIO(body.decode()))] == [
-        "row-0",
-        "row-1",
-        "row-2",
-    ]
+    if file_format == "csv":
+        ids = [row["user_interaction_id"] for row in csv.DictReader(io.StringIO(body.decode()))]
+    else:
+        ids = [record["user_interaction_id"] for record in json.loads(body)]
+    assert ids == ["row-0", "row-1", "row-2"]
