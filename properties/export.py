@@ -79,10 +79,9 @@ _AS_TEXT = {"information_retrieval": "information_retrieval_text", "metadata": "
 FIELD_COLUMNS = ["pk", *(_AS_TEXT.get(name, name) for name in FIELDS)]
 _TIMES = ("started_at", "finished_at")
 _EMPTY_JSON = {"[]": [], "{}": {}}
-# json.dumps with options builds an encoder each call (~1 us a row): one each, made once, writes the same.
-_COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-# The fallback of `record_json` for the rare record orjson refuses: written as compactly as orjson writes.
-_RECORD_JSON = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":")).encode
+# What `compact_json` writes when orjson refuses a value, as compactly as orjson writes (made once:
+# json.dumps with options builds an encoder each call).
+_FALLBACK_JSON = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":")).encode
 _OK, _ERROR = PropertyValue.Status.OK.value, PropertyValue.Status.ERROR.value
 _NOT_APPLICABLE = PropertyValue.Status.NOT_APPLICABLE.value
 
@@ -427,7 +426,7 @@ def run_csv_rows(run: Run, query: ScreenQuery | None = None) -> Iterator[list]:
                 if spans is not None:
                     record = record or _span_record(row)
                     evidence = _evidence(record, json.loads(spans))
-                    compact = _COMPACT_JSON(evidence) if evidence else None
+                    compact = compact_json(evidence) if evidence else None
                 if details is not None:
                     cells += (f"n/a: {criteria.reason_in(_decoded(details, {}))}", verdict, compact)
                 elif text is not None:
@@ -538,21 +537,23 @@ def csv_stream(rows: Iterable[list], neutralised: bool = False) -> Iterator[str]
         yield "".join(lines)
 
 
-def record_json(record: dict) -> str:
-    """A record as compact JSON, by orjson: the json module's encoder took ~33 us for a record of 15
-    values (2.6 KB), orjson ~3. NaN and infinities are written as null, since JSON has no such
-    numbers (the json module wrote NaN, which JSON.parse and strict readers refuse). A record orjson
-    refuses, such as one whose metadata holds an integer past 64 bits, is written by the json module."""
+def compact_json(value: Any) -> str:
+    """Compact JSON, as exports write it (a JSON export's records, a CSV's evidence cells), by orjson:
+    the json module's encoder took ~33 us for a record of 15 values (2.6 KB), orjson ~3. Values JSON
+    has no number for (NaN, infinities) are null (the json module wrote NaN, which JSON.parse and
+    strict readers refuse), others it cannot write their str(). A value orjson refuses, such as
+    metadata holding an integer past 64 bits, is written by the json module. Decoding stays with the
+    json module: orjson reads such an integer as a float."""
     try:
-        return orjson.dumps(record, default=str).decode()
+        return orjson.dumps(value, default=str).decode()
     except orjson.JSONEncodeError:
-        return _RECORD_JSON(record)
+        return _FALLBACK_JSON(value)
 
 
 def json_stream(records: Iterable[dict]) -> Iterator[str]:
     parts, size = ["["], 1
     for i, record in enumerate(records):
-        part = ("," if i else "") + "\n" + record_json(record)
+        part = ("," if i else "") + "\n" + compact_json(record)
         parts.append(part)
         size += len(part)
         if size >= STREAM_CHUNK_CHARS:
