@@ -1,5 +1,5 @@
-"""A JSON export's records: what the json module reads back is the record, with NaN and infinities
-as null, and a record orjson refuses is still written."""
+"""The JSON exports write (records, evidence cells): what the json module reads back is the value,
+with NaN and infinities as null, and a value orjson refuses is still written."""
 
 import datetime
 import json
@@ -8,7 +8,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from properties.export import json_stream, compact_json
+from properties.export import compact_json, json_stream
 
 LEAF = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats() | st.text(max_size=20)
 RECORD = st.dictionaries(
