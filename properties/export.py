@@ -541,7 +541,7 @@ def compact_json(value: Any) -> str:
     """Compact JSON, as exports write it (a JSON export's records, a CSV's evidence cells), by orjson:
     the json module's encoder took ~33 us for a record of 15 values (2.6 KB), orjson ~3. Values JSON
     has no number for (NaN, infinities) are null (the json module wrote NaN, which JSON.parse and
-    strict readers refuse), others it cannot write their str(). A value orjson refuses, such as
+    strict readers refuse), and a value of a type JSON lacks is written as its str(). A value orjson refuses, such as
     metadata holding an integer past 64 bits, is written by the json module. Decoding stays with the
     json module: orjson reads such an integer as a float."""
     try:
