@@ -129,7 +129,8 @@ def main() -> None:
     parser.add_argument("--core", type=int, default=0, help="the core the child process is pinned to")
     args = parser.parse_args()
     rows = build_rows(DATA, 2 * max(args.short, args.long))
-    halves = {"short": rows["short"][: args.short], "long": rows["long"][: args.long]}
+    # A half asked for with no rows (--long 0) is left out: there is no rate to print for it.
+    halves = {half: rows[half][:count] for half, count in (("short", args.short), ("long", args.long)) if count}
     templates = {slug: props for slug, props in template_properties().items() if slug in (args.template or [slug])}
     print(f"rows: {args.short} short (HaluEval QA), {args.long} long (SummEval, Newsroom); core {args.core}")
     print_tables(in_child(measure, args.core, halves, templates), halves, templates)

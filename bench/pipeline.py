@@ -655,8 +655,9 @@ def report_broker(broker: str, result: dict[str, Any]) -> dict[str, Any]:
         total_s = sum(half["end_to_end_s"] for half in template["halves"].values())
         print(f"  {'both':<6} {total_rows:>5} {'':>8} {total_s:>12.1f} {total_rows / total_s:>14.2f}")
         for name, half in template["halves"].items():
-            print(f"\n  seconds per property and per shared stage, {slug} template, {name} half (summed over chunks")
-            print("  and pool processes; raw s: the property's raw model calls, memos shared with those above it):")
+            print(f"\n  seconds per property and per shared stage, {slug} template, {name} half (summed over")
+            print("  chunks, pool processes and streams; raw s: the property's raw model calls, memos shared")
+            print("  with those above it):")
             print_property_table(result["records"], half["run"], template["properties"], half.get("raw", {}))
     planning = [r["task_s"] for r in result["records"] if r.get("task") == "properties.plan_job"]
     print(f"\n  planning tasks: {len(planning)}, {sum(planning):.1f} s in all")

@@ -21,12 +21,22 @@ the properties run one after the other in one process, so that a text several pr
 the same model is computed once (Context Relevancy's pairs are Retrieval Relevance's), as a worker's
 memo does when one process scores both. Their sum is the limit: the seconds this machine needs for
 the model work alone.
+
+The calls run as a models worker's pool process runs them: each batch in as many parts as the
+process has streams (every other row, `scoring._score_properties`), the parts' calls side by side in
+that many threads, every model session with one thread (`workers.share_model_threads`). The bench
+starts one models worker process, whose share is every core this process may run on. The models are
+loaded again for that, and the variable that sets their threads is put back afterwards, so that the
+workers the bench starts later do not inherit it.
 """
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 RawCall = Callable[[], object]
@@ -79,21 +89,42 @@ def calls_for(prop: str, rows: list[Row]) -> list[RawCall]:
 
 def limit_seconds(rows: list[Row], properties: list[str], batch_size: int) -> dict[str, float]:
     """Seconds of each property's raw model calls on `rows` in batches of `batch_size`, for the
-    properties that call a model."""
+    properties that call a model, in a models worker's streams (see the module docstring)."""
     from properties.scorers.runtime import models
 
     properties = [prop for prop in properties if kind_of(prop) != "none"]
-
-    for prop in properties:  # load and warm up every model before the clock starts
-        for call in calls_for(prop, rows[:2]):
-            call()
-    batches = [rows[first : first + batch_size] for first in range(0, len(rows), batch_size)]
-    calls = {prop: [call for batch in batches for call in calls_for(prop, batch)] for prop in properties}
-    models.clear_memos()  # building the calls embedded some texts (Grounded in Context's passages)
-    seconds = {}
-    for prop in properties:
-        started = time.perf_counter()
-        for call in calls[prop]:
-            call()
-        seconds[prop] = time.perf_counter() - started
+    streams = models.model_threads()  # one pool process: its share is every core
+    with one_thread_sessions():
+        for prop in properties:  # load and warm up every model before the clock starts
+            for call in calls_for(prop, rows[:2]):
+                call()
+        batches = [rows[first : first + batch_size] for first in range(0, len(rows), batch_size)]
+        parts = [part for batch in batches for part in (batch[first::streams] for first in range(streams)) if part]
+        calls = {prop: [call for part in parts for call in calls_for(prop, part)] for prop in properties}
+        models.clear_memos()  # building the calls embedded some texts (Grounded in Context's passages)
+        seconds = {}
+        with ThreadPoolExecutor(streams) as pool:
+            for prop in properties:
+                started = time.perf_counter()
+                list(pool.map(lambda call: call(), calls[prop]))
+                seconds[prop] = time.perf_counter() - started
     return seconds
+
+
+@contextmanager
+def one_thread_sessions() -> Iterator[None]:
+    """Models loaded afresh with one thread a session, as a models worker's streams have them, and
+    forgotten again at the end (with the variable put back as it was)."""
+    from properties.scorers.runtime import models
+
+    saved = os.environ.get("EVALSITE_MODEL_THREADS")
+    os.environ["EVALSITE_MODEL_THREADS"] = "1"
+    models.clear_cache()
+    try:
+        yield
+    finally:
+        models.clear_cache()
+        if saved is None:
+            os.environ.pop("EVALSITE_MODEL_THREADS", None)
+        else:
+            os.environ["EVALSITE_MODEL_THREADS"] = saved

@@ -25,6 +25,7 @@ import functools
 import json
 import os
 import sys
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -41,8 +42,9 @@ __all__ = ["app"]
 STAGES = ("load", "parse", "split", "embed", "cross-encode", "LM", "other models")
 
 
-class StageClock:
-    """Exclusive seconds per stage: time spent in a nested stage is taken off the outer one."""
+class StageClock(threading.local):
+    """Exclusive seconds per stage: time spent in a nested stage is taken off the outer one. One
+    clock per thread: a models worker's streams score a chunk's parts side by side."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
@@ -152,6 +154,7 @@ def install() -> None:
                     "run": interactions[0].run_id if interactions else None,
                     "items": len(interactions),
                     "scoring_s": round(time.perf_counter() - started, 4),
+                    "span": (started, time.perf_counter()),
                     "stages": clock.take(),
                 }
             )
@@ -183,8 +186,19 @@ def _task_finished(**kwargs: Any) -> None:
     if not parts:
         records = [{**base, "task_s": round(task_s, 4)}]
     else:
-        # The task's own time (reading the chunk, storing values) is shared out evenly.
-        overhead = (task_s - sum(part["scoring_s"] for part in parts)) / len(parts)
+        # The task's own time (reading the chunk, storing values) is shared out evenly: what the task
+        # took beyond the time some part was scoring (the streams' parts overlap).
+        overhead = (task_s - covered([part.pop("span") for part in parts])) / len(parts)
         records = [{**base, **part, "task_s": round(part["scoring_s"] + overhead, 4)} for part in parts]
     with (Path(folder) / f"{os.getpid()}.jsonl").open("a") as out:
         out.writelines(json.dumps(record) + "\n" for record in records)
+
+
+def covered(spans: list[tuple[float, float]]) -> float:
+    """Seconds inside at least one of the (start, end) spans."""
+    total, reached = 0.0, float("-inf")
+    for start, end in sorted(spans):
+        if end > reached:
+            total += end - max(start, reached)
+            reached = end
+    return total

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -18,11 +19,13 @@ from django.utils import timezone
 from properties import provider_keys
 from properties.models import Interaction, Project, PropertyValue, Run, RunBudget, ScoringChunk, ScoringJob
 from properties.pipeline import dispatch, limits
+from properties.pipeline.workers import MODEL_QUEUE
 from properties.projects import project_config
 from properties.quality import value_summaries
 from properties.scorers import registry
 from properties.scorers.base import Score, Scorer, ScorerUnavailable, as_score, full_context
 from properties.scorers.llm.prompt_property import PromptJudge
+from properties.scorers.runtime import models
 
 logger = logging.getLogger(__name__)
 
@@ -196,8 +199,7 @@ def score_chunk(chunk_id: int) -> None:
     interactions = list(Interaction.objects.filter(pk__in=chunk.interaction_ids, run_id=job.run_id).order_by("pk"))
     failed = not_applicable = 0
     first_error = ""
-    for prop in chunk.properties:
-        outcome = _score_property(job, build_scorer(job.run.project, prop), interactions)
+    for outcome in _score_properties(job, chunk, interactions):
         failed += outcome.failed
         not_applicable += outcome.not_applicable
         first_error = first_error or outcome.first_error
@@ -222,12 +224,48 @@ class PropertyOutcome:
     first_error: str
 
 
+def _score_properties(job: ScoringJob, chunk: ScoringChunk, interactions: list[Interaction]) -> list[PropertyOutcome]:
+    """Each of the chunk's properties scored and stored, in the chunk's order.
+
+    On the models queue a pool process scores the chunk in `models.model_streams()` threads, each
+    with every property on its share of the interactions (every other one, so that long and short
+    texts spread evenly), its model sessions computing with one thread (`workers.share_model_threads`).
+    A model call on a chunk's small batches keeps a second thread of its own session busy less than
+    half the time; two calls side by side keep both cores busy. The RAG template's 100 short rows in
+    one process on 2 cores: 12.4 rows/s with one stream of two-thread sessions, 16.7 with two streams
+    of one-thread sessions, 8.9 with one stream of one thread. The models release the GIL while they
+    compute; the threads touch no database (scorers are built here, values stored here after them)."""
+    project = job.run.project
+    streams = min(models.model_streams(), len(interactions)) if chunk.queue == MODEL_QUEUE else 1
+    if streams <= 1:
+        return [_score_property(job, build_scorer(project, prop), interactions) for prop in chunk.properties]
+    # A scorer per stream: scorers keep per-call state (the field being scored).
+    parts = [
+        (interactions[first::streams], [build_scorer(project, prop) for prop in chunk.properties])
+        for first in range(streams)
+    ]
+    with ThreadPoolExecutor(streams, thread_name_prefix="chunk-stream") as pool:
+        scored = list(pool.map(lambda part: [compute_scores(setup, part[0]) for setup in part[1]], parts))
+    outcomes = []
+    for number, setup in enumerate(parts[0][1]):
+        # In (interaction, field) order, as every chunk stores its rows: two upserts of one chunk
+        # (a chunk sent again) then take the rows' locks in the same order.
+        merged = {key: score for stream in scored for key, score in stream[number].items()}
+        results = {key: merged[key] for key in sorted(merged)}
+        outcomes.append(_store_property(job, setup, results))
+    return outcomes
+
+
 def _score_property(job: ScoringJob, setup: ScorerSetup, interactions: list[Interaction]) -> PropertyOutcome:
     # LLM judges spend the run's budget, kept in the database, not a budget of this chunk alone.
     run_budget = RunBudget.attach(job.run_id, setup.name, setup.scorer)
     results = compute_scores(setup, interactions)
     if run_budget is not None:
         run_budget.flush()
+    return _store_property(job, setup, results)
+
+
+def _store_property(job: ScoringJob, setup: ScorerSetup, results: dict[tuple[int, str], Score]) -> PropertyOutcome:
     store_values(job.run_id, setup, results)
     failed_ids = {interaction_id for (interaction_id, _), score in results.items() if not score.ok}
     # An item the property applies to on no field (no documents, no reference) is counted apart.

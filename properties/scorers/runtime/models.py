@@ -232,6 +232,16 @@ def model_threads() -> int:
     return os.cpu_count() or 1
 
 
+def model_streams() -> int:
+    """The threads a models worker's pool process scores one chunk with (`scoring.score_chunk`), each
+    on its share of the chunk's interactions: EVALSITE_MODEL_STREAMS, which the worker sets to the
+    pool process's share of the cores when it gives each session one thread
+    (`workers.share_model_threads`); 1 elsewhere (`evalsite score`, evaluations, the tests), where
+    one stream's sessions take every core instead."""
+    configured = os.environ.get("EVALSITE_MODEL_STREAMS", "").strip()
+    return max(1, int(configured)) if configured else 1
+
+
 def onnx_session(model_path: str | Path) -> Any:
     """An ONNX Runtime session on `onnx_providers()`, with every graph optimisation and
     `model_threads()` threads. Run it through `onnx_run`."""
@@ -449,14 +459,20 @@ class SentenceTransformerEncoder:
 
         self.model = SentenceTransformer(source, device=torch_device())
         self.model_id = f"{source}@{model_digest(source)}"
+        # The offsets and `encode` call the transformers tokenizer with different truncation, which it
+        # sets on the shared Rust tokenizer ("Already borrowed" while another thread encodes): a models
+        # worker's streams (`model_streams`) take turns. `encode` tokenizes inside, so it is held whole.
+        self._tokenizing = threading.Lock()
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
-        encoded = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        with self._tokenizing:
+            encoded = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
         return [tuple(pair) for pair in encoded["offset_mapping"]]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         windowed = window_texts(texts, self.token_offsets)
-        vectors = self.model.encode(windowed.texts, batch_size=ENCODER_BATCH_SIZE, convert_to_numpy=True)
+        with self._tokenizing:
+            vectors = self.model.encode(windowed.texts, batch_size=ENCODER_BATCH_SIZE, convert_to_numpy=True)
         return _normalise(windowed.aggregate(np.asarray(vectors), len(texts), "mean")).astype(np.float32)
 
 

@@ -1,3 +1,5 @@
+import threading
+
 import pytest
 
 from properties.models import PropertyValue, ScoringJob
@@ -170,3 +172,41 @@ def test_an_exception_ends_the_in_process_job_as_failed_with_its_reason(run):
     job = ScoringJob.objects.get(run=run)
     assert (job.status, job.done, job.failure) == ("failed", 1, "RuntimeError: the provider is down")
     assert job.finished_at is not None
+
+
+@pytest.mark.parametrize("streams", ["1", "2", "3"])
+def test_a_models_chunk_is_scored_in_streams_and_every_value_stored(run, monkeypatch, streams):
+    """A models worker's pool process scores a chunk in `model_streams()` threads, each on every
+    other interaction; the values stored are the same as one stream's, upserted in (interaction,
+    field) order."""
+    monkeypatch.setenv("EVALSITE_MODEL_STREAMS", streams)
+    for words in range(1, 5):
+        InteractionFactory(run=run, output=" ".join(["word"] * words))
+    calls = []
+    compute = scoring.compute_scores
+
+    def spy(setup, interactions, raise_errors=False):
+        calls.append((threading.current_thread().name, [interaction.pk for interaction in interactions]))
+        return compute(setup, interactions, raise_errors)
+
+    monkeypatch.setattr(scoring, "compute_scores", spy)
+    stored = []
+    store = scoring.store_values
+
+    def store_spy(run_id, setup, results):
+        stored.append(list(results))
+        store(run_id, setup, results)
+
+    monkeypatch.setattr(scoring, "store_values", store_spy)
+    job = scoring.plan_job(run, ["word_count_on_models"])
+    run_all_chunks(job)
+
+    job.refresh_from_db()
+    assert (job.done, job.failed, job.status) == (9, 0, "done")
+    values = {value.interaction.output: value.value for value in PropertyValue.objects.filter(run=run)}
+    assert values == {"three words here": 3.0, **{" ".join(["word"] * n): float(n) for n in range(1, 5)}}
+    ids = sorted(run.interactions.values_list("pk", flat=True))
+    count = int(streams)
+    assert sorted(part for _, part in calls) == sorted(ids[first::count] for first in range(count))
+    assert {name.split("_")[0] for name, _ in calls} == ({"MainThread"} if count == 1 else {"chunk-stream"})
+    assert stored == [[(pk, "output") for pk in ids]]

@@ -121,24 +121,29 @@ def test_a_models_worker_imports_the_model_libraries_before_its_pool_forks(
 
 
 @pytest.mark.parametrize(
-    ("consumed", "concurrency", "configured", "threads"),
+    ("consumed", "concurrency", "configured", "streams", "threads"),
     [
-        ({"models": None}, 2, None, "2"),  # 4 cores, 2 pool processes: 2 threads each
-        ({"models": None}, 8, None, "1"),
-        ({"models": None}, 1, None, None),  # one pool process keeps every core
-        ({"cpu": None}, 2, None, None),
-        ({"models": None}, 2, "3", "3"),  # the operator's setting stands
+        ({"models": None}, 1, (None, None), "4", "1"),  # one pool process on 4 cores: 4 streams of one thread
+        ({"models": None}, 2, (None, None), "2", "1"),  # 2 pool processes: 2 streams each
+        ({"models": None}, 8, (None, None), "1", "1"),
+        ({"cpu": None}, 2, (None, None), None, None),
+        ({"models": None}, 2, ("3", None), None, "3"),  # the operator's threads stand, one stream
+        ({"models": None}, 1, (None, "2"), "2", "2"),  # the operator's streams split the share
     ],
 )
-def test_a_models_worker_shares_the_cores_among_its_pool_processes(
-    consumed, concurrency, configured, threads, monkeypatch
+def test_a_models_worker_shares_the_cores_among_its_pool_processes_as_streams(
+    consumed, concurrency, configured, streams, threads, monkeypatch
 ):
     from properties.scorers.runtime import models
 
-    monkeypatch.setenv("EVALSITE_MODEL_THREADS", configured or "")  # restored after the test
+    configured_threads, configured_streams = configured
+    monkeypatch.setenv("EVALSITE_MODEL_THREADS", configured_threads or "")  # restored after the test
+    monkeypatch.setenv("EVALSITE_MODEL_STREAMS", configured_streams or "")
     monkeypatch.setattr(models.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     workers.share_model_threads(consumed, concurrency)
+    assert (os.environ["EVALSITE_MODEL_STREAMS"] or None) == streams
     assert (os.environ["EVALSITE_MODEL_THREADS"] or None) == threads
+    assert models.model_streams() == int(streams or 1)
 
 
 def test_the_model_libraries_import_and_a_missing_one_is_named(monkeypatch):
