@@ -22,12 +22,14 @@ the same model is computed once (Context Relevancy's pairs are Retrieval Relevan
 memo does when one process scores both. Their sum is the limit: the seconds this machine needs for
 the model work alone.
 
-The calls run as a models worker's pool process runs them: each batch in as many parts as the
-process has streams (every other row, `scoring._score_properties`), the parts' calls side by side in
-that many threads, every model session with one thread (`workers.share_model_threads`). The bench
+The calls run as a models worker's pool process runs them: a property scored in streams
+(`Scorer.scored_in_streams`, the packaged ONNX models) has each batch dealt in as many shares as the
+process has streams (`scoring.dealt`), the shares' calls side by side in that many threads, every
+session with one thread; the others (Fluency's LM in torch) run on whole batches in one thread, torch
+with the threads of every stream (`workers.share_model_threads`, `models.torch_device`). The bench
 starts one models worker process, whose share is every core this process may run on. The models are
-loaded again for that, and the variable that sets their threads is put back afterwards, so that the
-workers the bench starts later do not inherit it.
+loaded again for that, and the variables that set their threads are put back afterwards, so that
+the workers the bench starts later do not inherit them.
 """
 
 from __future__ import annotations
@@ -89,42 +91,64 @@ def calls_for(prop: str, rows: list[Row]) -> list[RawCall]:
 
 def limit_seconds(rows: list[Row], properties: list[str], batch_size: int) -> dict[str, float]:
     """Seconds of each property's raw model calls on `rows` in batches of `batch_size`, for the
-    properties that call a model, in a models worker's streams (see the module docstring)."""
+    properties that call a model, as a models worker's streams make them (see the module docstring)."""
+    from properties.scorers import registry
     from properties.scorers.runtime import models
 
     properties = [prop for prop in properties if kind_of(prop) != "none"]
     streams = models.model_threads()  # one pool process: its share is every core
-    with one_thread_sessions():
+    with worker_threads(streams):
         for prop in properties:  # load and warm up every model before the clock starts
             for call in calls_for(prop, rows[:2]):
                 call()
         batches = [rows[first : first + batch_size] for first in range(0, len(rows), batch_size)]
-        parts = [part for batch in batches for part in (batch[first::streams] for first in range(streams)) if part]
-        calls = {prop: [call for part in parts for call in calls_for(prop, part)] for prop in properties}
+        shares = [[row for _, row in share] for batch in batches for share in dealt_rows(batch, streams)]
+        streamed = {prop for prop in properties if registry.get(prop)().scored_in_streams()}
+        calls = {
+            prop: [call for part in (shares if prop in streamed else batches) for call in calls_for(prop, part)]
+            for prop in properties
+        }
         models.clear_memos()  # building the calls embedded some texts (Grounded in Context's passages)
         seconds = {}
         with ThreadPoolExecutor(streams) as pool:
             for prop in properties:
                 started = time.perf_counter()
-                list(pool.map(lambda call: call(), calls[prop]))
+                if prop in streamed:
+                    list(pool.map(lambda call: call(), calls[prop]))
+                else:
+                    for call in calls[prop]:
+                        call()
                 seconds[prop] = time.perf_counter() - started
     return seconds
 
 
+def dealt_rows(rows: list[Row], streams: int) -> list[list[tuple[int, Row]]]:
+    """`scoring.dealt` on bench rows: shares of about equal text, longest first."""
+    from properties.models import Interaction
+    from properties.pipeline import scoring
+
+    interactions = [
+        Interaction(pk=number, input=row["input"], output=row["output"], information_retrieval=row["context"])
+        for number, row in enumerate(rows)
+    ]
+    return [[(item.pk, rows[item.pk]) for item in share] for share in scoring.dealt(interactions, streams)]
+
+
 @contextmanager
-def one_thread_sessions() -> Iterator[None]:
-    """Models loaded afresh with one thread a session, as a models worker's streams have them, and
-    forgotten again at the end (with the variable put back as it was)."""
+def worker_threads(streams: int) -> Iterator[None]:
+    """Models loaded afresh as a models worker's pool process has them (`streams` streams, sessions
+    of one thread), and forgotten again at the end, with the variables put back as they were."""
     from properties.scorers.runtime import models
 
-    saved = os.environ.get("EVALSITE_MODEL_THREADS")
-    os.environ["EVALSITE_MODEL_THREADS"] = "1"
+    saved = {name: os.environ.get(name) for name in ("EVALSITE_MODEL_THREADS", "EVALSITE_MODEL_STREAMS")}
+    os.environ.update({"EVALSITE_MODEL_THREADS": "1", "EVALSITE_MODEL_STREAMS": str(streams)})
     models.clear_cache()
     try:
         yield
     finally:
         models.clear_cache()
-        if saved is None:
-            os.environ.pop("EVALSITE_MODEL_THREADS", None)
-        else:
-            os.environ["EVALSITE_MODEL_THREADS"] = saved
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

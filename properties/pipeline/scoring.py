@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import logging
 from collections.abc import Iterator
@@ -227,33 +228,69 @@ class PropertyOutcome:
 def _score_properties(job: ScoringJob, chunk: ScoringChunk, interactions: list[Interaction]) -> list[PropertyOutcome]:
     """Each of the chunk's properties scored and stored, in the chunk's order.
 
-    On the models queue a pool process scores the chunk in `models.model_streams()` threads, each
-    with every property on its share of the interactions (every other one, so that long and short
-    texts spread evenly), its model sessions computing with one thread (`workers.share_model_threads`).
-    A model call on a chunk's small batches keeps a second thread of its own session busy less than
-    half the time; two calls side by side keep both cores busy. The RAG template's 100 short rows in
-    one process on 2 cores: 12.4 rows/s with one stream of two-thread sessions, 16.7 with two streams
-    of one-thread sessions, 8.9 with one stream of one thread. The models release the GIL while they
-    compute; the threads touch no database (scorers are built here, values stored here after them)."""
+    On the models queue a pool process scores the properties that allow it (`scored_in_streams`:
+    the packaged ONNX models) in `models.model_streams()` threads, each with every such property on
+    its share of the interactions (`dealt`: shares of about equal text, since the chunk is done when
+    its slowest stream is), its model sessions computing with one thread
+    (`workers.share_model_threads`). A model call on a chunk's small batches keeps a second thread
+    of its own session busy less than half the time; two calls side by side keep both cores busy.
+    The RAG template's 100 short rows in one process on 2 cores: 12.4 rows/s with one stream of
+    two-thread sessions, 16.7 with two streams of one-thread sessions, 8.9 with one stream of one
+    thread. The streams touch no database (scorers are built here, values stored here after them).
+    The other properties (models in torch, users' plugins) are then scored on the whole chunk here,
+    torch with the threads of every stream (`models.torch_device`)."""
     project = job.run.project
+    setups = [build_scorer(project, prop) for prop in chunk.properties]
     streams = min(models.model_streams(), len(interactions)) if chunk.queue == MODEL_QUEUE else 1
-    if streams <= 1:
-        return [_score_property(job, build_scorer(project, prop), interactions) for prop in chunk.properties]
+    streamed = [number for number, setup in enumerate(setups) if setup.scorer and setup.scorer.scored_in_streams()]
+    if streams <= 1 or not streamed:
+        return [_score_property(job, setup, interactions) for setup in setups]
     # A scorer per stream: scorers keep per-call state (the field being scored).
     parts = [
-        (interactions[first::streams], [build_scorer(project, prop) for prop in chunk.properties])
-        for first in range(streams)
+        (share, [build_scorer(project, chunk.properties[number]) for number in streamed])
+        for share in dealt(interactions, streams)
     ]
-    with ThreadPoolExecutor(streams, thread_name_prefix="chunk-stream") as pool:
+    pool = ThreadPoolExecutor(len(parts), thread_name_prefix="chunk-stream")
+    try:
         scored = list(pool.map(lambda part: [compute_scores(setup, part[0]) for setup in part[1]], parts))
-    outcomes = []
-    for number, setup in enumerate(parts[0][1]):
+    finally:
+        # Not waiting: a soft time limit raised here ends the task now, not when the streams' model
+        # calls end (a stream finishes its call alone, and its results are dropped).
+        pool.shutdown(wait=False, cancel_futures=True)
+    outcomes: dict[int, PropertyOutcome] = {}
+    for position, number in enumerate(streamed):
         # In (interaction, field) order, as every chunk stores its rows: two upserts of one chunk
         # (a chunk sent again) then take the rows' locks in the same order.
-        merged = {key: score for stream in scored for key, score in stream[number].items()}
-        results = {key: merged[key] for key in sorted(merged)}
-        outcomes.append(_store_property(job, setup, results))
-    return outcomes
+        merged = {key: score for stream in scored for key, score in stream[position].items()}
+        outcomes[number] = _store_property(job, setups[number], {key: merged[key] for key in sorted(merged)})
+    for number, setup in enumerate(setups):
+        if number not in outcomes:
+            outcomes[number] = _score_property(job, setup, interactions)
+    return [outcomes[number] for number in range(len(setups))]
+
+
+def dealt(interactions: list[Interaction], streams: int) -> list[list[Interaction]]:
+    """The interactions in `streams` shares of about equal text: the longest first, each to the share
+    with the least text so far. A model's time grows with the text it reads, and texts of one
+    chunk differ tenfold (a one-line answer, a page of retrieved documents)."""
+    shares: list[list[Interaction]] = [[] for _ in range(streams)]
+    loads = [(0, number) for number in range(streams)]  # a heap of (characters so far, share)
+    for interaction in sorted(interactions, key=text_length, reverse=True):
+        load, number = heapq.heappop(loads)
+        shares[number].append(interaction)
+        heapq.heappush(loads, (load + text_length(interaction), number))
+    return [share for share in shares if share]
+
+
+def text_length(interaction: Interaction) -> int:
+    """Characters of what the properties read: input, output, reference and retrieved documents."""
+    documents = interaction.information_retrieval if isinstance(interaction.information_retrieval, list) else []
+    return (
+        len(interaction.input or "")
+        + len(interaction.output or "")
+        + len(interaction.expected_output or "")
+        + sum(len(document) if isinstance(document, str) else len(str(document)) for document in documents)
+    )
 
 
 def _score_property(job: ScoringJob, setup: ScorerSetup, interactions: list[Interaction]) -> PropertyOutcome:

@@ -48,6 +48,9 @@ class ContextEntityRecall(Scorer, metaclass=JudgedWhenModelNamed):
     version = "1"
     threshold = 0.5
 
+    def scored_in_streams(self) -> bool:
+        return True  # the packaged ONNX models (see Scorer.scored_in_streams)
+
     @staticmethod
     def name() -> str:
         return "context_entity_recall"

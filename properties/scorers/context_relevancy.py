@@ -69,6 +69,9 @@ class ContextRelevancy(Scorer, metaclass=JudgedWhenModelNamed):
     version = "2"
     threshold = 0.5
 
+    def scored_in_streams(self) -> bool:
+        return True  # the packaged ONNX models (see Scorer.scored_in_streams)
+
     @staticmethod
     def name() -> str:
         return "context_relevancy"

@@ -118,6 +118,9 @@ class Coverage(Scorer):
     version = "1"
     threshold = 0.5
 
+    def scored_in_streams(self) -> bool:
+        return self.model is None  # the packaged ONNX models (see Scorer.scored_in_streams)
+
     def __init__(
         self,
         semantic: bool = True,

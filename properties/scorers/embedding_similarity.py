@@ -35,6 +35,9 @@ class EmbeddingSimilarity(Scorer):
     # 2: every output has evidence, on either side of the threshold.
     version = "2"
 
+    def scored_in_streams(self) -> bool:
+        return self.model is None  # the packaged ONNX models (see Scorer.scored_in_streams)
+
     def __init__(self, threshold: float = 0.5, model: str | None = None) -> None:
         self.threshold = float(threshold)
         self.model = model or None

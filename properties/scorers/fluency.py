@@ -147,6 +147,9 @@ class Fluency(ModelScorer):
     description = "How close the text is to fluent, well-formed English: 0 to 1; 0.5 and above reads as fluent."
     positive_labels = ("acceptable", "fluent", "grammatical", "label_1")
 
+    def scored_in_streams(self) -> bool:
+        return False  # a causal LM in torch (see Scorer.scored_in_streams)
+
     @staticmethod
     def name() -> str:
         return "fluency"

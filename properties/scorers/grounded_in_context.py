@@ -316,6 +316,9 @@ class GroundedInContext(Scorer):
     version = "8"
     uses_full_context = True
 
+    def scored_in_streams(self) -> bool:
+        return self.nli_model is None  # the packaged ONNX models (see Scorer.scored_in_streams)
+
     def __init__(self, nli_model: str | None = None, threshold: float = 0.5) -> None:
         self.nli_model = nli_model or None
         self.threshold = float(threshold)

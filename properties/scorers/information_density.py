@@ -493,6 +493,9 @@ class InformationDensity(Scorer):
     version = "4"
     threshold = 0.5
 
+    def scored_in_streams(self) -> bool:
+        return True  # the packaged ONNX models (see Scorer.scored_in_streams)
+
     @staticmethod
     def name() -> str:
         return "information_density"

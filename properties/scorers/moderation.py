@@ -51,6 +51,9 @@ class Moderation(Scorer, metaclass=JudgedWhenModelNamed):
     queue = "models"
     version = "1"
 
+    def scored_in_streams(self) -> bool:
+        return True  # the packaged ONNX models (see Scorer.scored_in_streams)
+
     def __init__(self) -> None:
         self._toxicity = Toxicity()
 

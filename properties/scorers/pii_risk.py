@@ -127,6 +127,9 @@ class PIIRisk(Scorer):
     version = "4"
     threshold = 0.5
 
+    def scored_in_streams(self) -> bool:
+        return self.model is None  # the packaged ONNX models (see Scorer.scored_in_streams)
+
     def __init__(
         self,
         model: str | None = None,

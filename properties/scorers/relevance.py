@@ -142,6 +142,9 @@ class Relevance(Scorer):
     version = "7"
     threshold = 0.5
 
+    def scored_in_streams(self) -> bool:
+        return True  # the packaged ONNX models (see Scorer.scored_in_streams)
+
     @staticmethod
     def name() -> str:
         return "relevance"

@@ -226,6 +226,9 @@ class RetrievalRelevance(Scorer):
     queue = "models"
     version = "1"
 
+    def scored_in_streams(self) -> bool:
+        return True  # the packaged ONNX models (see Scorer.scored_in_streams)
+
     @staticmethod
     def name() -> str:
         return "retrieval_relevance"

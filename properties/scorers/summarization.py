@@ -51,6 +51,9 @@ class Summarization(Scorer, metaclass=JudgedWhenModelNamed):
     version = "1"
     threshold = 0.5
 
+    def scored_in_streams(self) -> bool:
+        return self.model is None  # the packaged ONNX models (see Scorer.scored_in_streams)
+
     def __init__(self, entity_density_threshold: float = ENTITY_DENSITY_THRESHOLD, model: str | None = None) -> None:
         self.entity_density_threshold = float(entity_density_threshold)
         self.model = model or None

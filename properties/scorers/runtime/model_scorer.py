@@ -130,6 +130,9 @@ class ModelScorer(Scorer):
     # Label names a user's classifier may give the positive class, most telling first.
     positive_labels: ClassVar[tuple[str, ...]] = ()
 
+    def scored_in_streams(self) -> bool:
+        return self.model is None  # the packaged ONNX models (see Scorer.scored_in_streams)
+
     def __init__(self, model: str | None = None, head: str | None = None, positive_label: str | None = None) -> None:
         self.model = model or None
         self.head = head or None

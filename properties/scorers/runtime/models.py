@@ -280,10 +280,13 @@ def torch_device() -> str:
     concurrency 2 on 2 cores, each pool process's causal LM took two threads, four taking turns on two
     cores. Two processes scoring 40 long summaries each with Fluency at once took 29-35 s of wall time
     so, and 10-13 s with one thread each (`EVALSITE_MODEL_THREADS`, set by
-    `workers.share_model_threads`)."""
+    `workers.share_model_threads`).
+
+    Torch models are scored in one stream of a pool process, never side by side
+    (`Scorer.scored_in_streams`), so they take the threads of every stream: its whole share."""
     import torch
 
-    threads = model_threads()
+    threads = model_threads() * model_streams()
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
     return "cuda" if torch.cuda.is_available() else "cpu"

@@ -109,6 +109,20 @@ def test_torch_models_compute_with_those_threads_too(monkeypatch) -> None:
         torch.set_num_threads(before)
 
 
+def test_torch_models_take_every_stream_s_threads(monkeypatch) -> None:
+    # A models worker scores torch models in one stream (Scorer.scored_in_streams), with its whole share.
+    import torch
+
+    before = torch.get_num_threads()
+    monkeypatch.setenv("EVALSITE_MODEL_THREADS", "1")
+    monkeypatch.setenv("EVALSITE_MODEL_STREAMS", "2")
+    try:
+        models.torch_device()
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_a_missing_local_model_names_property_model_and_fix() -> None:
     with pytest.raises(ScorerUnavailable) as caught:
         Toxicity(model="/nonexistent/model")

@@ -2,10 +2,11 @@ import threading
 
 import pytest
 
-from properties.models import PropertyValue, ScoringJob
+from properties.models import Interaction, PropertyValue, ScoringJob
 from properties.pipeline import scoring
 from properties.scorers.base import Score
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory
+from tests.plugins import WordCountOnModels
 
 pytestmark = pytest.mark.django_db
 
@@ -176,10 +177,11 @@ def test_an_exception_ends_the_in_process_job_as_failed_with_its_reason(run):
 
 @pytest.mark.parametrize("streams", ["1", "2", "3"])
 def test_a_models_chunk_is_scored_in_streams_and_every_value_stored(run, monkeypatch, streams):
-    """A models worker's pool process scores a chunk in `model_streams()` threads, each on every
-    other interaction; the values stored are the same as one stream's, upserted in (interaction,
+    """A models worker's pool process scores a chunk in `model_streams()` threads, each on its share
+    of the interactions; the values stored are the same as one stream's, upserted in (interaction,
     field) order."""
     monkeypatch.setenv("EVALSITE_MODEL_STREAMS", streams)
+    monkeypatch.setattr(WordCountOnModels, "scored_in_streams", lambda self: True)
     for words in range(1, 5):
         InteractionFactory(run=run, output=" ".join(["word"] * words))
     calls = []
@@ -207,6 +209,61 @@ def test_a_models_chunk_is_scored_in_streams_and_every_value_stored(run, monkeyp
     assert values == {"three words here": 3.0, **{" ".join(["word"] * n): float(n) for n in range(1, 5)}}
     ids = sorted(run.interactions.values_list("pk", flat=True))
     count = int(streams)
-    assert sorted(part for _, part in calls) == sorted(ids[first::count] for first in range(count))
+    assert sorted(pk for _, part in calls for pk in part) == ids  # every interaction, in one share
+    assert len(calls) == count
     assert {name.split("_")[0] for name, _ in calls} == ({"MainThread"} if count == 1 else {"chunk-stream"})
     assert stored == [[(pk, "output") for pk in ids]]
+
+
+def test_a_chunk_is_dealt_in_shares_of_about_equal_text():
+    """The longest first, each to the share with the least text so far: 100 + 10 and 60 + 50."""
+    interactions = [Interaction(pk=pk, input="", output="x" * size) for pk, size in enumerate([60, 10, 100, 50])]
+    shares = scoring.dealt(interactions, 2)
+    assert [[interaction.pk for interaction in share] for share in shares] == [[2, 1], [0, 3]]
+    documents = Interaction(pk=9, input="ab", output="c", expected_output="de", information_retrieval=["fgh", {"i": 1}])
+    assert scoring.text_length(documents) == 2 + 1 + 2 + 3 + len(str({"i": 1}))
+    assert len(scoring.dealt(interactions[:1], 3)) == 1  # no empty share
+
+
+def test_a_property_not_scored_in_streams_is_scored_whole_in_the_task_s_thread(run, monkeypatch):
+    """A user's plugin or a model in torch (`scored_in_streams` False) gets the whole chunk, in one call."""
+    monkeypatch.setenv("EVALSITE_MODEL_STREAMS", "2")
+    calls = []
+    compute = scoring.compute_scores
+
+    def spy(setup, interactions, raise_errors=False):
+        calls.append((setup.name, threading.current_thread().name, len(interactions)))
+        return compute(setup, interactions, raise_errors)
+
+    monkeypatch.setattr(scoring, "compute_scores", spy)
+    run_all_chunks(scoring.plan_job(run, ["word_count_on_models"]))
+    assert calls == [("word_count_on_models", "MainThread", 5)]
+    assert PropertyValue.objects.filter(run=run, value=3.0).count() == 5
+
+
+def test_the_packaged_models_are_scored_in_streams_and_a_named_model_is_not():
+    from properties.scorers import registry
+
+    streamed = {"relevance", "retrieval_relevance", "grounded_in_context", "pii_risk", "toxicity", "avoided_answer"}
+    assert all(registry.get(name)().scored_in_streams() for name in streamed)
+    assert not registry.get("fluency")().scored_in_streams()  # a causal LM in torch
+    assert not registry.get("toxicity")(model="someone/toxicity-classifier").scored_in_streams()
+    assert not registry.get("grounded_in_context")(nli_model="someone/nli").scored_in_streams()
+    assert not registry.get("word_count")().scored_in_streams()  # the base class: no
+
+
+def test_a_time_limit_in_a_stream_ends_the_task_and_stores_nothing(run, monkeypatch):
+    from billiard.exceptions import SoftTimeLimitExceeded
+
+    monkeypatch.setenv("EVALSITE_MODEL_STREAMS", "2")
+    monkeypatch.setattr(WordCountOnModels, "scored_in_streams", lambda self: True)
+
+    def out_of_time(self, candidate_batch, *args):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(WordCountOnModels, "run_batch", out_of_time)
+    job = scoring.plan_job(run, ["word_count_on_models"])
+    with pytest.raises(SoftTimeLimitExceeded):
+        run_all_chunks(job)
+    assert not PropertyValue.objects.filter(run=run).exists()
+    assert job.chunks.get(kind="score").state == "open"  # sent again by the sweeper, as any timed-out chunk
