@@ -211,3 +211,20 @@ def test_a_texts_embedding_does_not_depend_on_its_batch(toxicity) -> None:
     beside = encoder._encode_windows([text, "KILL KILL KILL you FUCKING idiot NOW!!"])[0]
     # Batched, one coordinate moved by up to 0.11; threads may still change the last bits.
     np.testing.assert_allclose(alone, beside, rtol=0, atol=1e-5)
+
+
+def test_a_pair_has_one_cross_encoder_logit_whatever_is_batched_beside_it() -> None:
+    # The reranker's activations are quantised with one scale per pass: batched, a pair's logit moved
+    # with its neighbours (by up to 1.0), so a value depended on the rows uploaded with it.
+    from properties.scorers.runtime import cross_encoder
+
+    reranker = cross_encoder.packaged_reranker("relevance")
+    pairs = [
+        ("How much does the Titan subscription cost?", "It costs $29 per month."),
+        ("How much does the Titan subscription cost?", "THE ROUTER IS ON FIRE AND NOTHING WORKS!!! " * 6),
+        ("Who leads the Titan team?", "Jan Novak leads the Titan team and shipped 17 releases."),
+        ("Is the export streamed?", "Yes: rows are written as they are read, a page at a time."),
+    ]
+    together = reranker._logits(pairs)
+    alone = [reranker._logits([pair])[0] for pair in pairs]
+    assert together.tolist() == alone
