@@ -245,10 +245,14 @@ def _score_properties(job: ScoringJob, chunk: ScoringChunk, interactions: list[I
     streamed = [number for number, setup in enumerate(setups) if setup.scorer and setup.scorer.scored_in_streams()]
     if streams <= 1 or not streamed:
         return [_score_property(job, setup, interactions) for setup in setups]
-    # A scorer per stream: scorers keep per-call state (the field being scored).
+    # A scorer per stream: scorers keep per-call state (the field being scored). The first stream
+    # takes the scorers built above; the others get their own.
     parts = [
-        (share, [build_scorer(project, chunk.properties[number]) for number in streamed])
-        for share in dealt(interactions, streams)
+        (
+            share,
+            [setups[number] if stream == 0 else build_scorer(project, chunk.properties[number]) for number in streamed],
+        )
+        for stream, share in enumerate(dealt(interactions, streams))
     ]
     pool = ThreadPoolExecutor(len(parts), thread_name_prefix="chunk-stream")
     try:
@@ -289,7 +293,7 @@ def text_length(interaction: Interaction) -> int:
         len(interaction.input or "")
         + len(interaction.output or "")
         + len(interaction.expected_output or "")
-        + sum(len(document) if isinstance(document, str) else len(str(document)) for document in documents)
+        + sum(len(str(document)) for document in documents)  # str() of a str is the str itself
     )
 
 
