@@ -14,7 +14,6 @@ A property scores each text with a *predictor*, chosen from the scorer's `model`
 
 from __future__ import annotations
 
-import threading
 from abc import abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
@@ -69,14 +68,9 @@ class ClassifierPredictor:
         self.multi_label = self.model.config.problem_type == "multi_label_classification"
         self.how = how
         self.model_id = f"{source}@{models.model_digest(source)}"
-        # A transformers tokenizer sets its truncation on the shared Rust tokenizer when a call asks for
-        # other settings than the last ("Already borrowed" when another thread is encoding with it),
-        # and the offsets and the batches ask for different ones: a models worker's streams take turns.
-        self._tokenizing = threading.Lock()
 
     def _offsets(self, text: str) -> list[tuple[int, int]]:
-        with self._tokenizing:
-            encoded = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        encoded = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
         return [tuple(pair) for pair in encoded["offset_mapping"]]
 
     def predict(self, texts: Sequence[str]) -> np.ndarray:
@@ -86,9 +80,7 @@ class ClassifierPredictor:
         out = []
         for first in range(0, len(windowed.texts), models.ENCODER_BATCH_SIZE):
             batch = windowed.texts[first : first + models.ENCODER_BATCH_SIZE]
-            with self._tokenizing:
-                encoded = self.tokenizer(batch, padding=True, truncation=True, return_tensors="pt")
-            encoded = encoded.to(self.device)
+            encoded = self.tokenizer(batch, padding=True, truncation=True, return_tensors="pt").to(self.device)
             with torch.inference_mode():
                 logits = self.model(**encoded).logits.float()
             probs = torch.sigmoid(logits) if self.multi_label else torch.softmax(logits, dim=-1)

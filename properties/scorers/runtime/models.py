@@ -462,20 +462,14 @@ class SentenceTransformerEncoder:
 
         self.model = SentenceTransformer(source, device=torch_device())
         self.model_id = f"{source}@{model_digest(source)}"
-        # The offsets and `encode` call the transformers tokenizer with different truncation, which it
-        # sets on the shared Rust tokenizer ("Already borrowed" while another thread encodes): a models
-        # worker's streams (`model_streams`) take turns. `encode` tokenizes inside, so it is held whole.
-        self._tokenizing = threading.Lock()
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
-        with self._tokenizing:
-            encoded = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        encoded = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
         return [tuple(pair) for pair in encoded["offset_mapping"]]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         windowed = window_texts(texts, self.token_offsets)
-        with self._tokenizing:
-            vectors = self.model.encode(windowed.texts, batch_size=ENCODER_BATCH_SIZE, convert_to_numpy=True)
+        vectors = self.model.encode(windowed.texts, batch_size=ENCODER_BATCH_SIZE, convert_to_numpy=True)
         return _normalise(windowed.aggregate(np.asarray(vectors), len(texts), "mean")).astype(np.float32)
 
 
