@@ -10,9 +10,8 @@ the others in one call, then storing those.
 The folder is keyed by what the numbers depend on: both models' ids (which carry a digest of their
 weights), the source of `relevance_features.read` and `model_columns`, and of `cross_encoder.py`; a
 row by the sha256 of its question and answer. Shards are written aside, then moved in, as in
-`feature_cache.py`. A cached row agrees with a fresh read closely but not bit for bit: the int8
-cross-encoder quantises each batch's activations with that batch's range, and a pair read among
-other pairs falls in another batch.
+`feature_cache.py`. A cached row is the same as a fresh read: the cross-encoder reads one pair a
+pass (`cross_encoder.PAIRS_PER_PASS`), so a pair's logit does not depend on the pairs read with it.
 """
 
 from __future__ import annotations
