@@ -15,7 +15,10 @@ def database_options(database_url: str) -> dict:
     """OPTIONS of the default database as settings build them for this URL, in a fresh interpreter
     (settings are read once per process)."""
     env = {**os.environ, "DATABASE_URL": database_url, "SECRET_KEY": "test-only", "DJANGO_SETTINGS_MODULE": ""}
-    code = "import json; from evalsite import settings; print(json.dumps(settings.DATABASES['default'].get('OPTIONS', {})))"
+    code = (
+        "import json; from evalsite import settings; "
+        "print(json.dumps(settings.DATABASES['default'].get('OPTIONS', {})))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
