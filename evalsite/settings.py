@@ -123,15 +123,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     # 0: under ASGI each request runs in a thread of its own, which a kept connection would outlive.
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
-    # PostgreSQL compiles a statement whose estimated cost passes jit_above_cost to machine code
-    # first. The app's statements over a large run (a filtered view's ids, an export's pages, the
-    # run comparison) pass it, and compiling took longer than it saved: 150 of a filtered view's
-    # 286 ms at 100,000 interactions (docs/scaling.md). Off for the app's connections, unless the
-    # operator's DATABASE_URL sets jit itself (`?options=-c jit=on`).
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        _options = DATABASES["default"].setdefault("OPTIONS", {})
-        if "jit" not in _options.get("options", ""):
-            _options["options"] = f"{_options.get('options', '')} -c jit=off".strip()
 
 # API rate limits count in the cache, which every web process must share: files under
 # EVALSITE_DATA_DIR by default (counted under a lock), Redis when scaled out.

@@ -104,3 +104,36 @@ def test_a_csv_writes_each_number_as_python_writes_it(client):
     body = b"".join(client.get(reverse("properties:run-export", args=[run.pk, "csv"])).streaming_content)
     cells = [row["toxicity.output"] for row in csv.DictReader(io.StringIO(body.decode()))]
     assert cells == [repr(number) for number in numbers]
+
+
+def test_a_filtered_views_ids_are_read_without_jit(client_in, monkeypatch):
+    """The ids of a view in any order but the whole run's are read in one statement whose cost passes
+    PostgreSQL's JIT threshold on a large run; it runs with JIT off, and the setting ends with it."""
+    from django.db import connection
+
+    from properties.screen.datascreen import ScreenQuery
+    from properties.screen.rows import ScreenRows
+
+    if connection.vendor != "postgresql":
+        pytest.skip("JIT is PostgreSQL's")
+
+    def jit_now() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('jit')")
+            return cursor.fetchone()[0]
+
+    read_with: list[str] = []
+    ids = ScreenRows.ids.fget
+
+    def noted_ids(rows: ScreenRows) -> list[int]:
+        read_with.append(jit_now())
+        return ids(rows)
+
+    monkeypatch.setattr(ScreenRows, "ids", property(noted_ids))
+    query = ScreenQuery()
+    query.set_filter(["toxicity.output > 0.5"])
+    before = jit_now()
+    pages = list(export.view_pages(client_in.run, query))
+    assert read_with == ["off"]
+    assert sum(len(page) for page in pages) == ROWS // 2 - 1  # values 0.525 to 0.975
+    assert jit_now() == before
