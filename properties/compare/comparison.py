@@ -201,8 +201,9 @@ def _edges(values, runs: list[Run], criterion: Criterion, bins: int) -> list[flo
 def _even_edges(low: float, high: float, bins: int) -> list[float]:
     if math.isclose(low, high):
         high = low + 1.0
-    width = (high - low) / bins
-    return [low + i * width for i in range(bins)] + [high]
+    # Each edge from the range's share i / bins, not from i steps added: 0.85 is an edge of 0 to 1
+    # (17 * 0.05 gives 0.8500000000000001), so a threshold of 0.85 falls on it (value_summaries).
+    return [low + (high - low) * i / bins for i in range(bins)] + [high]
 
 
 def _round_range(

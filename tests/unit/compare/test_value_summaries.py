@@ -2,9 +2,13 @@
 again when a job scores the run, forgotten when values change outside a job, and the round edges
 that let runs of about the same values share them."""
 
+import re
+
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from evalsite.celery import app
 from properties.compare import comparison
@@ -70,16 +74,51 @@ def test_a_new_scoring_job_makes_the_kept_row_stale_and_nothing_is_kept_while_it
     assert list(RunValueSummary.objects.filter(run=runs[0]).values_list("state", flat=True)) == [f"job {job.pk} done"]
 
 
-def test_another_threshold_is_computed_and_kept_beside_the_first(runs):
+def test_another_threshold_reads_the_kept_row_and_counts_only_the_bin_it_falls_in(runs):
+    compared(runs)
+    project = runs[0].project
+    project.pass_criteria = {"grounded_in_context": {"threshold": 0.87}}
+    project.save()
+    with CaptureQueriesContext(connection) as queries:
+        stricter = compared(runs)
+    reads = [q["sql"] for q in queries.captured_queries if VALUE_TABLE in q["sql"]]
+    assert len(reads) == 1 and re.search(r">= 0\.87\b.*< 0\.9\b", reads[0]), "one count, of the bin 0.85 to 0.9"
+    assert [stricter.stats[run.pk].passing for run in runs] == [1, 1]
+    assert RunValueSummary.objects.filter(run=runs[1]).count() == 1, "the kept row serves every threshold"
+    project.pass_criteria = {}
+    project.save()
+    assert compared(runs).stats[runs[1].pk].passing == 4
+
+
+def test_a_threshold_on_an_edge_is_read_from_the_histogram_alone(runs):
     compared(runs)
     project = runs[0].project
     project.pass_criteria = {"grounded_in_context": {"threshold": 0.85}}
     project.save()
-    assert compared(runs).stats[runs[1].pk].passing == 1
-    assert RunValueSummary.objects.filter(run=runs[1]).count() == 2
-    project.pass_criteria = {}
-    project.save()
-    assert compared(runs).stats[runs[1].pk].passing == 4
+    with CaptureQueriesContext(connection) as queries:
+        stat = compared(runs).stats[runs[1].pk]
+    assert not [q for q in queries.captured_queries if VALUE_TABLE in q["sql"]], "no value is read"
+    assert stat.passing == 1
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    numbers=st.lists(st.sampled_from([-0.5, 0.0, 0.05, 0.1, 0.33, 0.5, 0.55, 0.62, 0.999, 1.0, 1.4]), max_size=12),
+    threshold=st.sampled_from([-1.0, 0.0, 0.05, 0.3, 0.5, 0.51, 0.62, 0.95, 1.0, 2.0]),
+    direction=st.sampled_from([criteria.HIGHER, criteria.LOWER]),
+)
+def test_passing_counts_read_from_the_histogram_are_exact(django_db_blocker, numbers, threshold, direction):
+    """Values outside the range, on an edge, on the threshold; thresholds on an edge, inside a bin
+    and outside the range, in both directions: the same count as judging every value."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        run = RunFactory()
+        for number in numbers:
+            add_value(InteractionFactory(run=run), "grounded_in_context", value=number)
+        criterion = Criterion(direction=direction, threshold=threshold, low=0.0, high=1.0)
+        for _ in range(2):  # computed, then read from the kept row
+            stat = comparison.compare_property([run], GROUNDED, criterion).stats.get(run.pk)
+            assert (stat.passing if stat else 0) == sum(bool(criterion.passes(n)) for n in numbers)
+        transaction.set_rollback(True)
 
 
 def test_values_stored_after_their_job_ended_forget_the_kept_rows(runs):
