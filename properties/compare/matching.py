@@ -17,9 +17,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
-from django.db import connection, transaction
+from django.db import connection
 
 from properties.models import Interaction, PropertyValue, Run
+from properties.screen.rows import planner_settings
 
 # A pair: (first run's interaction id, second run's, first run's value, second run's). A value is a
 # number, a label for a property of labels (Content Type), or None: no value on that side.
@@ -29,6 +30,10 @@ Pair = tuple[int, int, float | str | None, float | str | None]
 # unique index serves and the planner can estimate. The two runs read into CTEs first (referenced
 # several times, so materialised) were sorted and merge-joined instead: 2 to 3 s at 100,000 each
 # under load against 0.5 to 0.7 s this way (docs/scaling.md).
+# A run's interactions left after the id join are looked for only when some are left: when as many
+# pairs matched on the id as the run has interactions (each id is unique in a run, so a pair is one
+# interaction of each side), none is. Two runs of the same test set usually match whole, and the
+# search for the rest read the run again and probed the other's ids, 83 of 525 ms at 100,000 each.
 _PAIRS = """
 by_uid AS (
     SELECT a.id AS a_id, b.id AS b_id FROM {interaction} a
@@ -37,13 +42,17 @@ by_uid AS (
 ),
 rest_a AS (
     SELECT a.id, a.input_hash AS digest, ROW_NUMBER() OVER (PARTITION BY a.input_hash ORDER BY a.id) AS nth
-    FROM {interaction} a WHERE a.run_id = %(a)s AND NOT EXISTS (
+    FROM {interaction} a WHERE a.run_id = %(a)s
+        AND (SELECT COUNT(*) FROM by_uid) < (SELECT COUNT(*) FROM {interaction} WHERE run_id = %(a)s)
+        AND NOT EXISTS (
         SELECT 1 FROM {interaction} b WHERE b.run_id = %(b)s AND b.user_interaction_id = a.user_interaction_id
     )
 ),
 rest_b AS (
     SELECT b.id, b.input_hash AS digest, ROW_NUMBER() OVER (PARTITION BY b.input_hash ORDER BY b.id) AS nth
-    FROM {interaction} b WHERE b.run_id = %(b)s AND NOT EXISTS (
+    FROM {interaction} b WHERE b.run_id = %(b)s
+        AND (SELECT COUNT(*) FROM by_uid) < (SELECT COUNT(*) FROM {interaction} WHERE run_id = %(b)s)
+        AND NOT EXISTS (
         SELECT 1 FROM {interaction} a WHERE a.run_id = %(a)s AND a.user_interaction_id = b.user_interaction_id
     )
 ),
@@ -122,16 +131,17 @@ def _with(*parts: str) -> str:
     return "WITH" + "".join(part.format(**tables) for part in parts)
 
 
+# PostgreSQL's settings for the matching statements, for their transaction only. JIT: it compiled a
+# statement this costly to machine code first, which took 70 to 220 ms of it and saved less (two runs
+# of 100,000 matched in 0.68 to 0.97 s without, 0.90 to 1.21 s with, six times each, alternated).
+# Parallel workers: to find a run's interactions without a match on the id, PostgreSQL read the
+# whole interaction table in parallel, every run's rows, where the run's own index reads them (240
+# against 83 ms in EXPLAIN ANALYZE, 10 runs of 100,000 in the table).
+MATCH_SETTINGS = {"jit": "off", "max_parallel_workers_per_gather": "0"}
+
+
 def _fetch(sql: str, params: dict[str, Any]) -> list[tuple]:
-    if connection.vendor != "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return cursor.fetchall()
-    # PostgreSQL compiles a statement this costly to machine code first (JIT), which took 70 to 220
-    # ms of it and saved less: two runs of 100,000 were matched in 0.68 to 0.97 s without, 0.90 to
-    # 1.21 s with (six times each, alternated). SET LOCAL holds for this transaction only.
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL jit = off")
+    with planner_settings(MATCH_SETTINGS), connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
 

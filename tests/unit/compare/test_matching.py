@@ -127,3 +127,34 @@ def test_without_a_property_every_pair_is_counted_as_without_values():
         InteractionFactory(run=run, user_interaction_id="same")
     found = matching.changed_pairs(run_a, run_b, None)
     assert (list(found.pairs), found.matched, found.without_values) == ([], 1, 1)
+
+
+def test_matching_runs_without_parallel_workers_or_jit_and_the_settings_end_with_it(monkeypatch):
+    """On PostgreSQL the matching statement runs with parallel workers off (they read the whole
+    interaction table for one run's unmatched rows) and JIT off, for its own transaction only."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("these are PostgreSQL's planner settings")
+
+    def settings_now() -> tuple[str, str]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('max_parallel_workers_per_gather'), current_setting('jit')")
+            return cursor.fetchone()
+
+    seen: list[tuple[str, str]] = []
+    execute = connection.cursor().__class__.execute
+
+    def noted(cursor, sql, params=None):
+        if "by_uid" in sql:
+            seen.append(settings_now())
+        return execute(cursor, sql, params)
+
+    before = settings_now()
+    monkeypatch.setattr(connection.cursor().__class__, "execute", noted)
+    run_a, run_b = RunFactory(), RunFactory()
+    pair = [InteractionFactory(run=run, user_interaction_id="same") for run in (run_a, run_b)]
+    assert matching.match_interactions(run_a, run_b) == [(pair[0].pk, pair[1].pk)]
+    monkeypatch.undo()
+    assert seen == [("0", "off")]
+    assert settings_now() == before != ("0", "off")
