@@ -1,6 +1,8 @@
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from properties.compare import comparison, matching
 from properties.quality import criteria
@@ -17,8 +19,22 @@ def test_stat_interval():
 
 def test_word_diff_marks_changes():
     pieces = comparison.word_diff("Paris is the capital.", "Berlin is the capital.")
-    assert ("Paris", "delete") in pieces and ("Berlin", "insert") in pieces
-    assert "".join(t for t, tag in pieces if tag != "insert") == "Paris is the capital."
+    assert pieces == [("Paris", "delete"), ("Berlin", "insert"), (" is the capital.", "equal")]
+    assert comparison.word_diff("same words", "same words") == [("same words", "equal")]
+    assert comparison.word_diff("", "") == []
+
+
+WORD = st.sampled_from(["a", "b", "lorem", "ipsum", " ", "  ", "\n", "."])
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=st.lists(WORD, max_size=12).map("".join), after=st.lists(WORD, max_size=12).map("".join))
+def test_word_diff_pieces_rebuild_both_texts(before, after):
+    pieces = comparison.word_diff(before, after)
+    assert "".join(text for text, tag in pieces if tag != "insert") == before
+    assert "".join(text for text, tag in pieces if tag != "delete") == after
+    assert all(text for text, _ in pieces), "no empty piece"
+    assert (pieces == [(before, "equal")]) == (before == after != "")
 
 
 @pytest.mark.django_db
