@@ -390,10 +390,12 @@ def store_values(run_id: int, setup: ScorerSetup, results: dict[tuple[int, str],
             run_id=run_id,
             property_name=setup.name,
             field=field,
-            value=score.value if score.ok else None,
-            label=(score.label or "") if score.ok else "",
+            # Not applicable is stored as no value with its reason, never as an error or a zero, even
+            # when a team's scorer returns a value beside its reason: pages and comparisons read a
+            # stored number as a scored one.
+            value=score.value if score.ok and score.applicable else None,
+            label=(score.label or "") if score.ok and score.applicable else "",
             spans=[span.to_dict() for span in score.spans] if score.ok else [],
-            # Not applicable is stored as no value with its reason, never as an error or a zero.
             details=score.details if score.applicable else {"not_applicable": score.not_applicable_reason},
             scorer_version=setup.version_key,
             model=setup.model,

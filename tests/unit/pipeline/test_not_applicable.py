@@ -157,3 +157,28 @@ def test_the_criteria_name_the_models_status():
     from properties.quality import criteria
 
     assert criteria.NOT_APPLICABLE == PropertyValue.Status.NOT_APPLICABLE
+
+
+def test_a_value_returned_with_a_not_applicable_reason_is_not_stored_as_a_number():
+    """A team's scorer may return a default value beside its reason: the value is not stored, so the
+    comparison's histograms and the filters, which read any stored number as scored, leave it out."""
+    from properties.compare import comparison
+    from properties.quality import criteria
+    from properties.scorers.base import Score
+
+    run = RunFactory(project=ProjectFactory(enabled_properties=["word_count"]))
+    scored, lacking = (InteractionFactory(run=run, output=text) for text in ("three words here", ""))
+    setup = scoring.build_scorer(run.project, "word_count")
+    scoring.store_values(
+        run.pk,
+        setup,
+        {
+            (scored.pk, "output"): Score(3.0),
+            (lacking.pk, "output"): Score(0.0, "none", not_applicable_reason="the output is empty"),
+        },
+    )
+    stored = PropertyValue.objects.get(interaction=lacking, property_name="word_count", field="output")
+    assert (stored.status, stored.value, stored.label) == (PropertyValue.Status.NOT_APPLICABLE, None, "")
+    assert stored.details == {"not_applicable": "the output is empty"}
+    criterion = criteria.criterion_for(run.project, "word_count")
+    assert comparison.compare_property([run], "word_count.output", criterion).stats[run.pk].count == 1
