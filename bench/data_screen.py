@@ -370,8 +370,11 @@ def measure_compare(database_url: str, interactions: int, runs: int, repeat: int
     # each run's score and state stay cached, as on a server; then with the cache emptied too.
     timings, _ = timed(client, compare_url, repeat, prepare=partial(new_thresholds, project_id))
     results["cases"][f"compare {runs} runs, threshold changed"] = figures(timings, None)
+
     # Thresholds not used by the case before (whose statistics a version keeping them would reuse).
-    others = partial(lambda request: new_thresholds(project_id, request + repeat + 2))
+    def others(request: int) -> None:
+        new_thresholds(project_id, request + repeat + 2)
+
     timings, _ = timed(client, compare_url, repeat, cold=True, prepare=others)
     results["cases"][f"compare {runs} runs, threshold changed, uncached"] = figures(timings, None)
     new_thresholds(project_id, None)

@@ -74,31 +74,31 @@ def test_a_new_scoring_job_makes_the_kept_row_stale_and_nothing_is_kept_while_it
     assert list(RunValueSummary.objects.filter(run=runs[0]).values_list("state", flat=True)) == [f"job {job.pk} done"]
 
 
-def test_another_threshold_reads_the_kept_row_and_counts_only_the_bin_it_falls_in(runs):
-    compared(runs)
+def compared_at(runs, threshold):
+    """The comparison once the project's threshold is `threshold` (None: the default), and the
+    statements of it that read values."""
     project = runs[0].project
-    project.pass_criteria = {"grounded_in_context": {"threshold": 0.87}}
+    project.pass_criteria = {} if threshold is None else {"grounded_in_context": {"threshold": threshold}}
     project.save()
     with CaptureQueriesContext(connection) as queries:
-        stricter = compared(runs)
-    reads = [q["sql"] for q in queries.captured_queries if VALUE_TABLE in q["sql"]]
+        result = compared(runs)
+    return result, [q["sql"] for q in queries.captured_queries if VALUE_TABLE in q["sql"]]
+
+
+def test_another_threshold_reads_the_kept_row_and_counts_only_the_bin_it_falls_in(runs):
+    compared(runs)
+    stricter, reads = compared_at(runs, 0.87)
     assert len(reads) == 1 and re.search(r">= 0\.87\b.*< 0\.9\b", reads[0]), "one count, of the bin 0.85 to 0.9"
     assert [stricter.stats[run.pk].passing for run in runs] == [1, 1]
     assert RunValueSummary.objects.filter(run=runs[1]).count() == 1, "the kept row serves every threshold"
-    project.pass_criteria = {}
-    project.save()
-    assert compared(runs).stats[runs[1].pk].passing == 4
+    assert compared_at(runs, None)[0].stats[runs[1].pk].passing == 4
 
 
 def test_a_threshold_on_an_edge_is_read_from_the_histogram_alone(runs):
     compared(runs)
-    project = runs[0].project
-    project.pass_criteria = {"grounded_in_context": {"threshold": 0.85}}
-    project.save()
-    with CaptureQueriesContext(connection) as queries:
-        stat = compared(runs).stats[runs[1].pk]
-    assert not [q for q in queries.captured_queries if VALUE_TABLE in q["sql"]], "no value is read"
-    assert stat.passing == 1
+    on_edge, reads = compared_at(runs, 0.85)
+    assert not reads, "no value is read"
+    assert on_edge.stats[runs[1].pk].passing == 1
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
