@@ -18,7 +18,7 @@ the run's (none when the threshold is one of the edges, as the defaults of 0-1 p
 Kept when a scoring job ends (comparison.keep_run_summaries, sent by the pipeline), or by the first
 comparison that needs them. Never kept while a job of the run is still scoring: its values are moving.
 A value written after its job ended (a chunk that finished late) forgets the run's rows of that
-property (scoring.store_values calls `forget`).
+property (scoring.store_values calls `forget`), and that chunk's end has them kept again.
 """
 
 from __future__ import annotations

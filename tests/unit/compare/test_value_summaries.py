@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from evalsite.celery import app
 from properties.compare import comparison
-from properties.models import PropertyValue, RunValueSummary, ScoringJob
+from properties.models import PropertyValue, RunValueSummary, ScoringChunk, ScoringJob
 from properties.pipeline import scoring
-from properties.quality import criteria
+from properties.quality import criteria, value_summaries
 from properties.quality.criteria import Criterion
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory
 from tests.unit.screen.test_datascreen import add_value
@@ -157,6 +157,35 @@ def test_a_finished_scoring_job_has_its_runs_statistics_kept(django_capture_on_c
         output = comparison.compare_property([run], "word_count.output", criteria.criterion_for(project, "word_count"))
     grouped = [q for q in queries.captured_queries if VALUE_TABLE in q["sql"] and "GROUP BY" in q["sql"]]
     assert not grouped and output.stats[run.pk].mean == 3.0
+
+
+def test_a_chunk_that_ends_after_its_job_keeps_the_runs_statistics_again(monkeypatch, django_capture_on_commit_callbacks):
+    project = ProjectFactory(enabled_properties=["word_count"])
+    run = RunFactory(project=project)
+    InteractionFactory.create_batch(3, run=run, input="two words", output="three words here")
+    job = scoring.plan_job(run)
+    chunk = job.chunks.get(kind="score")
+    claim_finish = ScoringChunk.claim_finish
+
+    def closed_meanwhile(self):
+        # Another delivery of the chunk finished it and its job, and kept the statistics, before this
+        # one's values were written: those forgot the kept rows (store_values).
+        assert claim_finish(self)
+        ScoringJob.objects.get(pk=job.pk).record_chunk(done=self.items, failed=0)
+        comparison.keep_run_summaries(run)
+        value_summaries.forget(run.pk, "word_count")
+        return False
+
+    monkeypatch.setattr(ScoringChunk, "claim_finish", closed_meanwhile)
+    previous, app.conf.task_always_eager = app.conf.task_always_eager, True
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            scoring.score_chunk(chunk.pk)
+    finally:
+        app.conf.task_always_eager = previous
+    kept = RunValueSummary.objects.filter(run=run)
+    assert sorted(kept.values_list("property_name", "field")) == [("word_count", "input"), ("word_count", "output")]
+    assert set(kept.values_list("state", flat=True)) == {f"job {job.pk} done"}
 
 
 @pytest.mark.parametrize(
