@@ -159,7 +159,7 @@ def test_a_finished_scoring_job_has_its_runs_statistics_kept(django_capture_on_c
     assert not grouped and output.stats[run.pk].mean == 3.0
 
 
-def test_a_chunk_that_ends_after_its_job_keeps_the_runs_statistics_again(monkeypatch, django_capture_on_commit_callbacks):
+def test_a_chunk_ending_after_its_job_keeps_the_statistics_again(monkeypatch, django_capture_on_commit_callbacks):
     project = ProjectFactory(enabled_properties=["word_count"])
     run = RunFactory(project=project)
     InteractionFactory.create_batch(3, run=run, input="two words", output="three words here")
