@@ -82,7 +82,7 @@ class LMHeadPredictor:
                 "HEAD.npz` and set `head` to it.",
             )
         self.lm, self.head, self.model_id = lm, head, lm.model_id
-        self.adapter = lm_adapter.Adapter(lm.model, ADAPTER_EXTRA_WIDTH, head.extras) if head.extras else None
+        self.adapter = lm_adapter.Adapter(lm.float32_model(), ADAPTER_EXTRA_WIDTH, head.extras) if head.extras else None
 
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         windowed = sentence_units(texts, self.lm)

@@ -38,7 +38,7 @@ DEFAULT_DIR = Path.home() / ".cache" / "evalsite" / "features"
 def model_key(lm: causal_lm.CausalLM, token_layer: int | None) -> str:
     """A digest of what `lm.read(..., token_layer)` depends on (see the module docstring)."""
     digest = hashlib.sha256()
-    state = lm.model.state_dict()
+    state = lm.float32_model().state_dict()
     for name in sorted(state):
         digest.update(name.encode())
         digest.update(np.ascontiguousarray(state[name].detach().float().cpu().numpy()).tobytes())

@@ -166,7 +166,7 @@ def train_head(
     held = held_out_rows(labels, cola_rows)
     adapter = None
     if adapter_epochs:
-        adapter = lm_adapter.Adapter(lm.model, ADAPTER_EXTRA_WIDTH)
+        adapter = lm_adapter.Adapter(lm.float32_model(), ADAPTER_EXTRA_WIDTH)
         keep = np.flatnonzero(~np.isin(owner, held))
         lm_adapter.fit(
             adapter,

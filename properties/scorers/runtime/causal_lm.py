@@ -32,6 +32,8 @@ float32 ones (correlation 0.9998 on those questions), and the property's model i
 so values from the two precisions are never mistaken for each other. The linear layers read
 bfloat16 copies of their weights made once (`CausalLM._run`; 270 MB for SmolLM2) rather than
 autocast's cast of every weight on every pass: the same numbers, Fluency 1.2-1.4 times faster.
+Their float32 weights, never read again, are then released (410 MB; `CausalLM.float32_model`
+reads them again for a float32 pass or a copy of the layers).
 EVALSITE_LM_BF16=0 (an operator's setting) keeps float32 everywhere; training always reads in
 float32.
 """
@@ -44,7 +46,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -123,21 +125,51 @@ class CausalLM:
     """A causal LM and its tokenizer, loaded once; `features` of texts that fit `SENTENCE_TOKENS`.
     `bf16` says whether its forward passes run in bfloat16 (`precision()`; training sets it off)."""
 
-    def __init__(self, model: Any, tokenizer: Any, model_id: str) -> None:
+    def __init__(self, model: Any, tokenizer: Any, model_id: str, reload: Callable[[], Any] | None = None) -> None:
         import torch
 
         self.device = models.torch_device()
         self.model = model.to(self.device).eval()
         self.tokenizer = tokenizer
         self.model_id = model_id
-        self.bf16 = precision() == "bf16" and self.device == "cpu"
+        self._bf16 = precision() == "bf16" and self.device == "cpu"
         self._bf16_weights: dict[str, Any] | None = None
+        # Reads the float32 model again (`bf16`): its linear weights are released once their
+        # bfloat16 copies are made, where this is given.
+        self.reload = reload
+        self._released = False
         self.boundary = _boundary_token(tokenizer)
         depth = model.config.num_hidden_layers
         self.layers = [max(1, round(fraction * depth)) for fraction in POOLED_LAYERS]
         with torch.inference_mode():
             start = torch.tensor([[self.boundary]], device=self.device)
             self.unigram = self.model(input_ids=start).logits[0, -1].float().log_softmax(-1).cpu().numpy()
+
+    @property
+    def bf16(self) -> bool:
+        return self._bf16
+
+    @bf16.setter
+    def bf16(self, enabled: bool) -> None:
+        """Switching bfloat16 off (training, the tests that compare the two) reads the float32 linear
+        weights again where they were released."""
+        if not enabled:
+            self.float32_model()
+        self._bf16 = enabled
+
+    def float32_model(self) -> Any:
+        """The model with all its float32 weights, read again if they were released (`_run`): what a
+        copy of its layers (`lm_adapter.Adapter`) or a float32 pass needs."""
+        if self._released:
+            import torch
+
+            assert self.reload is not None
+            weights = self.reload().state_dict()
+            for name, module in self.model.named_modules():
+                if isinstance(module, torch.nn.Linear) and module.weight.numel() == 0:
+                    module.weight = torch.nn.Parameter(weights[f"{name}.weight"].to(self.device))
+            self._released = False
+        return self.model
 
     @property
     def width(self) -> int:
@@ -201,14 +233,18 @@ class CausalLM:
     def _run(self, **inputs: Any) -> Any:
         """The model's forward pass. In bfloat16 its linear layers read bfloat16 copies of their
         weights, cast once: autocast casts every weight again on each pass (a fifth of Fluency's
-        time), and the copies give the same numbers. The float32 weights stay, so `bf16` can be
-        switched off (training, the tests that compare the two)."""
+        time), and the copies give the same numbers. The float32 weights of those layers are then
+        never read, and are released where the model can be read again (`reload`): 410 MB of
+        SmolLM2's 540, a fifth of a models worker's memory. Switching `bf16` off reads them again."""
         if not self.bf16:
             return self.model(**inputs)
         from torch.func import functional_call
 
         if self._bf16_weights is None:
             self._bf16_weights = bfloat16_linear_weights(self.model)
+            if self.reload is not None:
+                release_linear_weights(self.model)
+                self._released = True
         # Not tied: the tied output layer gets its bfloat16 copy while the embeddings stay float32,
         # as under autocast.
         return functional_call(self.model, self._bf16_weights, args=(), kwargs=inputs, tie_weights=False, strict=False)
@@ -223,6 +259,21 @@ def bfloat16_linear_weights(model: Any) -> dict[str, Any]:
         for name, module in model.named_modules()
         if isinstance(module, torch.nn.Linear)
     }
+
+
+def release_linear_weights(model: Any) -> None:
+    """Empty the float32 weights of `model`'s linear layers, but not a weight tied to the input
+    embeddings (the output layer of SmolLM2), which the embeddings still read. The weights that
+    stay are copied: read from safetensors, every tensor is a view of one mapping of the whole
+    file, which stays in memory as long as any of them does."""
+    import torch
+
+    embeddings = model.get_input_embeddings().weight
+    for module in model.modules():
+        if isinstance(module, torch.nn.Linear) and module.weight is not embeddings:
+            module.weight = torch.nn.Parameter(torch.empty(0, dtype=module.weight.dtype), requires_grad=False)
+    for tensor in [*model.parameters(), *model.buffers()]:
+        tensor.data = tensor.data.clone()
 
 
 def _scalar_features(logprobs: np.ndarray, baseline: np.ndarray, end_logprob: float) -> np.ndarray:
@@ -290,7 +341,8 @@ def _load_packaged(prop: str, gguf: Path, model_id: str, fix: str) -> CausalLM:
         if _verified(folder):
             return _load(prop, str(folder), None, model_id, fix)
         lm = _load(prop, str(gguf.parent), gguf.name, model_id, fix)
-    _store(lm, folder)
+    if _store(lm, folder):  # read again from the converted copy, not by converting again
+        lm.reload = functools.partial(_float32_model, str(folder), None)
     return lm
 
 
@@ -304,9 +356,10 @@ def _verified(folder: Path) -> bool:
         return False
 
 
-def _store(lm: CausalLM, folder: Path) -> None:
+def _store(lm: CausalLM, folder: Path) -> bool:
     """Write the converted model next to its final place, then move it in: workers that convert at
-    the same time each write their own copy, and a reader never sees a partial one."""
+    the same time each write their own copy, and a reader never sees a partial one. Whether it
+    was written."""
     staging: Path | None = None
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
@@ -327,10 +380,12 @@ def _store(lm: CausalLM, folder: Path) -> None:
         if folder.exists():
             shutil.rmtree(folder, ignore_errors=True)
         os.replace(staging, folder)
+        return True
     except OSError:
         # A read-only or full disk only costs the next process the conversion again.
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
+        return False
 
 
 def _sha256(path: Path) -> str:
@@ -370,11 +425,18 @@ def user_lm(prop: str, source: str) -> CausalLM:
 
 def _load(prop: str, source: str, gguf_file: str | None, model_id: str, fix: str) -> CausalLM:
     try:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoTokenizer
 
         extra = {"gguf_file": gguf_file} if gguf_file else {}
         tokenizer = AutoTokenizer.from_pretrained(source, **extra)
-        model = AutoModelForCausalLM.from_pretrained(source, dtype="float32", **extra)
-        return CausalLM(model, tokenizer, model_id)
+        model = _float32_model(source, gguf_file)
+        return CausalLM(model, tokenizer, model_id, reload=functools.partial(_float32_model, source, gguf_file))
     except (OSError, ValueError, ImportError) as exc:
         raise models.unavailable(prop, model_id, f"{type(exc).__name__}: {exc}", fix) from exc
+
+
+def _float32_model(source: str, gguf_file: str | None) -> Any:
+    from transformers import AutoModelForCausalLM
+
+    extra = {"gguf_file": gguf_file} if gguf_file else {}
+    return AutoModelForCausalLM.from_pretrained(source, dtype="float32", **extra)

@@ -126,20 +126,29 @@ def test_bfloat16_is_an_operators_switch_and_values_stay_close_to_float32(fluenc
     assert all(abs(a - b) < 0.03 for a, b in zip(full, half, strict=True)), (full, half)
 
 
-def test_bfloat16_weight_copies_give_autocasts_numbers(fluency, monkeypatch) -> None:
+def test_bfloat16_weight_copies_give_autocasts_numbers_and_release_the_float32_ones(fluency, monkeypatch) -> None:
     import torch
 
     lm = causal_lm.packaged_lm("fluency")
-    monkeypatch.setattr(lm, "bf16", True)
     ids = torch.tensor([lm.tokenizer(GOOD, add_special_tokens=False)["input_ids"]])
-    with torch.inference_mode(), causal_lm.autocast(True):
-        copies = lm._run(input_ids=ids).logits
-        autocast = lm.model(input_ids=ids).logits
+    monkeypatch.setattr(lm, "bf16", True)
+    with torch.inference_mode():
+        float32 = lm.float32_model()(input_ids=ids).logits
+        with causal_lm.autocast(True):
+            autocast = lm.model(input_ids=ids).logits
+            monkeypatch.setattr(lm, "_bf16_weights", None)  # the next pass makes the copies afresh
+            copies = lm._run(input_ids=ids).logits
     assert lm._bf16_weights is not None and copies.dtype == torch.bfloat16
     # The same matrix products on the same bfloat16 numbers; a tolerance, as threads may split
     # the sums differently between the two passes.
     assert torch.allclose(copies.float(), autocast.float(), rtol=0.01, atol=0.05)
-    assert lm.model.lm_head.weight.dtype == torch.float32, "the float32 weights stay for float32 passes"
+    attention = lm.model.model.layers[0].self_attn.q_proj
+    assert attention.weight.numel() == 0, "a linear layer's float32 weights are released once copied"
+    assert lm.model.lm_head.weight.numel() > 0, "the output layer's weights are the embeddings', which stay"
+    monkeypatch.setattr(lm, "bf16", False)
+    assert attention.weight.dtype == torch.float32 and attention.weight.numel() > 0, "read again for float32"
+    with torch.inference_mode():
+        assert torch.equal(lm._run(input_ids=ids).logits, float32)
 
 
 @pytest.fixture(scope="session")
@@ -149,10 +158,11 @@ def local_lm_folder(lm, tmp_path_factory) -> str:
 
     folder = tmp_path_factory.mktemp("causal-lm")
     # The GGUF-loaded model refuses to be saved as quantized: rebuild it plain, same fp32 weights.
-    config = lm.model.config.to_dict()
+    packaged = lm.float32_model()
+    config = packaged.config.to_dict()
     config.pop("quantization_config", None)
-    model = AutoModelForCausalLM.from_config(type(lm.model.config).from_dict(config))
-    model.load_state_dict(lm.model.state_dict())
+    model = AutoModelForCausalLM.from_config(type(packaged.config).from_dict(config))
+    model.load_state_dict(packaged.state_dict())
     model.save_pretrained(folder)
     lm.tokenizer.save_pretrained(folder)
     return str(folder)
