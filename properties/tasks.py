@@ -7,7 +7,7 @@ from django.db import OperationalError
 # tasks are sent; the `evalsite` package imports it only on demand.
 from evalsite.celery import app as _app  # noqa: F401
 from properties.annotations import annotation
-from properties.compare import comparison
+from properties.compare import compare_page, comparison
 from properties.models import Run, ScoringChunk
 from properties.pipeline import deletion, dispatch, previews, scoring, sweeper, workers
 
@@ -83,9 +83,10 @@ def delete_run_task(job_id: int) -> None:
     deletion.delete_run(job_id)
 
 
-# Sent when a scoring job ends; best effort (a comparison computes what was not kept), so no retries.
+# Sent when a scoring job ends; best effort (a comparison computes what was not kept or cached), so no retries.
 @shared_task(name="properties.keep_run_summaries", ignore_result=True, acks_late=True)
 def keep_run_summaries_task(run_id: int) -> None:
     run = Run.objects.select_related("project").filter(pk=run_id).first()
     if run is not None:
         comparison.keep_run_summaries(run)
+        compare_page.warm_row_diff(run)

@@ -10,6 +10,7 @@ from properties.annotations import annotation
 from properties.compare import charts, comparison, matching
 from properties.models import PropertyValue, ScoringJob
 from properties.quality import criteria
+from properties.tasks import keep_run_summaries_task
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory, UserFactory
 from tests.unit.screen.test_datascreen import add_value
 
@@ -210,3 +211,24 @@ def test_no_html_from_a_run_name_or_a_label_reaches_plotly():
     for text in texts:
         for tag in ("<a", "<b>", "<i>"):
             assert tag not in text, text
+
+
+def test_a_scoring_jobs_end_has_the_row_by_row_changes_against_the_run_before_ready(client, setup, monkeypatch):
+    project, runs = setup
+    keep_run_summaries_task(runs[2].pk)  # what the end of runs[2]'s scoring job sends
+    monkeypatch.setattr(matching, "changed_pairs", lambda *args: pytest.fail("the fragment matched the runs again"))
+    monkeypatch.setattr(comparison, "changed_pairs", matching.changed_pairs)
+    url = reverse("properties:project-compare", args=[project.pk])
+    # The fragment opens on the project's key property, as the page loads it.
+    params = {"runs": [runs[1].pk, runs[2].pk]}
+    body = client.get(url, params, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="row-diff").content.decode()
+    assert "4 matched" in body and "3 changed by 0.01 or more" in body
+
+
+def test_the_first_run_of_a_project_has_no_row_by_row_changes_to_ready(setup, monkeypatch):
+    project, runs = setup
+    matched = []
+    monkeypatch.setattr(comparison, "changed_pairs", lambda *args: matched.append(args))
+    keep_run_summaries_task(runs[0].pk)
+    keep_run_summaries_task(runs[1].pk)
+    assert [(a.pk, b.pk) for a, b, *_ in matched] == [(runs[0].pk, runs[1].pk)]
