@@ -18,8 +18,9 @@ comparison page of all of them (the key properties' charts) and the row-by-row f
 cached and with the cache emptied before each request (what the first visitor after a scoring
 waits); the page also with no run's statistics kept, then after keeping them as a scoring job's end
 does (its time per run is printed), and with the key properties' thresholds changed before each
-request (inside a histogram bin: the worst case), with the cache as a server has it and emptied.
-Each database runs in its own process; p50 and p95 of REPEAT requests after two that warm the
+request (inside a histogram bin: the worst case), with the cache as a server has it and emptied;
+and the row-by-row fragment after the later run's scoring job ended (the cache emptied, then what
+that job's end does: `compare_page.warm_row_diff`, untimed). Each database runs in its own process; p50 and p95 of REPEAT requests after two that warm the
 caches, and the load average before and after, are printed.
 
 With --postgres-url the database is yours and is kept: runs an earlier bench loaded there (named by
@@ -343,7 +344,7 @@ def measure_compare(database_url: str, interactions: int, runs: int, repeat: int
     setup_django(database_url)
     from django.db import connection
 
-    from properties.compare import comparison
+    from properties.compare import compare_page, comparison
     from properties.models import Run, RunValueSummary
 
     run_ids, load_seconds, client = loaded(interactions, runs)
@@ -386,6 +387,19 @@ def measure_compare(database_url: str, interactions: int, runs: int, repeat: int
     results["cases"]["row-by-row fragment"] = figures(timings, None)
     timings, _ = timed(client, diff, repeat, cold=True, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="row-diff")
     results["cases"]["row-by-row fragment, uncached"] = figures(timings, None)
+    # The first visitor after the second run's scoring job ended: the cache emptied, then what that
+    # job's end does (compare_page.warm_row_diff, untimed: a worker does it), then the fragment as
+    # the page loads it, on the property it opens on.
+    later = Run.objects.select_related("project").get(pk=run_ids[1])
+    opened = f"/projects/{project_id}/compare/?{pair}"
+
+    def scored(request: int) -> None:
+        compare_page.warm_row_diff(later)
+
+    timings, _ = timed(
+        client, opened, repeat, cold=True, prepare=scored, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="row-diff"
+    )
+    results["cases"]["row-by-row fragment, after scoring"] = figures(timings, None)
     results["load_average"] += os.getloadavg()
     return results
 
