@@ -20,8 +20,9 @@ waits); the page also with no run's statistics kept, then after keeping them as 
 does (its time per run is printed), and with the key properties' thresholds changed before each
 request (inside a histogram bin: the worst case), with the cache as a server has it and emptied;
 and the row-by-row fragment after the later run's scoring job ended (the cache emptied, then what
-that job's end does: `compare_page.warm_row_diff`, untimed). Each database runs in its own process; p50 and p95 of REPEAT requests after two that warm the
-caches, and the load average before and after, are printed.
+that job's end does: `compare_page.warm_row_diff`, untimed). Each database runs in its own
+process; p50 and p95 of REPEAT requests after two that warm the caches, and the load average
+before and after, are printed.
 
 With --postgres-url the database is yours and is kept: runs an earlier bench loaded there (named by
 their size and number) are reused, so a million interactions load once (about 25 minutes on two
