@@ -210,16 +210,14 @@ def score_chunk(chunk_id: int) -> None:
     with transaction.atomic():
         if chunk.claim_finish():
             job.record_chunk(done=done, failed=failed, error=first_error, not_applicable=not_applicable)
-            if job.is_finished:
-                dispatch.keep_summaries_on_commit(job.run_id)
         else:
             # Another delivery of the chunk, or the sweeper, closed it while these values were
             # written: they forgot the run's kept statistics (store_values), and once the job has
-            # ended no chunk's end keeps them again. Kept here, so that the comparison after such a
-            # late chunk does not read every value of the run.
+            # ended no chunk's end keeps them again. Kept here too, so that the comparison after
+            # such a late chunk does not read every value of the run.
             job.refresh_from_db(fields=["status"])
-            if job.is_finished:
-                dispatch.keep_summaries_on_commit(job.run_id)
+        if job.is_finished:
+            dispatch.keep_summaries_on_commit(job.run_id)
     # Its place in the queue's window is free: the next chunk in turn goes to the broker.
     dispatch.release(chunk.queue)
 

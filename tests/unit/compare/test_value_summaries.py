@@ -138,33 +138,48 @@ def test_a_property_of_labels_is_kept_as_each_labels_count(runs):
     assert runs[1].pk not in again.stats, "a run without values has no statistics"
 
 
-def test_a_finished_scoring_job_has_its_runs_statistics_kept(django_capture_on_commit_callbacks):
+@pytest.fixture
+def word_count_job():
+    """A planned scoring job of a run of three interactions, with Word Count."""
     project = ProjectFactory(enabled_properties=["word_count"])
     run = RunFactory(project=project)
     InteractionFactory.create_batch(3, run=run, input="two words", output="three words here")
-    job = scoring.plan_job(run)
+    return scoring.plan_job(run)
+
+
+def score_chunks(chunks, capture_on_commit) -> None:
+    """Score the chunks as a worker does, with the tasks sent when their transactions commit run at once."""
     previous, app.conf.task_always_eager = app.conf.task_always_eager, True
     try:
-        with django_capture_on_commit_callbacks(execute=True):
-            for chunk in job.chunks.filter(kind="score"):
+        with capture_on_commit(execute=True):
+            for chunk in chunks:
                 scoring.score_chunk(chunk.pk)
     finally:
         app.conf.task_always_eager = previous
-    kept = RunValueSummary.objects.filter(run=run)
+
+
+def assert_kept_as_of(job) -> None:
+    kept = RunValueSummary.objects.filter(run=job.run)
     assert sorted(kept.values_list("property_name", "field")) == [("word_count", "input"), ("word_count", "output")]
     assert set(kept.values_list("state", flat=True)) == {f"job {job.pk} done"}
+
+
+def test_a_finished_scoring_job_has_its_runs_statistics_kept(word_count_job, django_capture_on_commit_callbacks):
+    job = word_count_job
+    run, project = job.run, job.run.project
+    score_chunks(job.chunks.filter(kind="score"), django_capture_on_commit_callbacks)
+    assert_kept_as_of(job)
     with CaptureQueriesContext(connection) as queries:
         output = comparison.compare_property([run], "word_count.output", criteria.criterion_for(project, "word_count"))
     grouped = [q for q in queries.captured_queries if VALUE_TABLE in q["sql"] and "GROUP BY" in q["sql"]]
     assert not grouped and output.stats[run.pk].mean == 3.0
 
 
-def test_a_chunk_ending_after_its_job_keeps_the_statistics_again(monkeypatch, django_capture_on_commit_callbacks):
-    project = ProjectFactory(enabled_properties=["word_count"])
-    run = RunFactory(project=project)
-    InteractionFactory.create_batch(3, run=run, input="two words", output="three words here")
-    job = scoring.plan_job(run)
-    chunk = job.chunks.get(kind="score")
+def test_a_chunk_ending_after_its_job_keeps_the_statistics_again(
+    word_count_job, monkeypatch, django_capture_on_commit_callbacks
+):
+    job = word_count_job
+    run = job.run
     claim_finish = ScoringChunk.claim_finish
 
     def closed_meanwhile(self):
@@ -177,15 +192,8 @@ def test_a_chunk_ending_after_its_job_keeps_the_statistics_again(monkeypatch, dj
         return False
 
     monkeypatch.setattr(ScoringChunk, "claim_finish", closed_meanwhile)
-    previous, app.conf.task_always_eager = app.conf.task_always_eager, True
-    try:
-        with django_capture_on_commit_callbacks(execute=True):
-            scoring.score_chunk(chunk.pk)
-    finally:
-        app.conf.task_always_eager = previous
-    kept = RunValueSummary.objects.filter(run=run)
-    assert sorted(kept.values_list("property_name", "field")) == [("word_count", "input"), ("word_count", "output")]
-    assert set(kept.values_list("state", flat=True)) == {f"job {job.pk} done"}
+    score_chunks(job.chunks.filter(kind="score"), django_capture_on_commit_callbacks)
+    assert_kept_as_of(job)
 
 
 @pytest.mark.parametrize(
