@@ -10,6 +10,7 @@ from properties.annotations import annotation
 from properties.compare import compare_page, comparison
 from properties.models import Run, ScoringChunk
 from properties.pipeline import deletion, dispatch, previews, scoring, sweeper, workers
+from properties.quality import value_summaries
 
 
 class ChunkTask(DjangoTask):
@@ -83,10 +84,15 @@ def delete_run_task(job_id: int) -> None:
     deletion.delete_run(job_id)
 
 
-# Sent when a scoring job ends; best effort (a comparison computes what was not kept or cached), so no retries.
+# Sent when a scoring job ends, and by the sweeper for a run whose latest job ended without its
+# statistics kept; best effort (a comparison computes what was not kept or cached), so no retries.
+# `warm`: also match the run with the run before it, which the sweeper's late keeping skips (the
+# cache it fills is for the visit right after a scoring).
 @shared_task(name="properties.keep_run_summaries", ignore_result=True, acks_late=True)
-def keep_run_summaries_task(run_id: int) -> None:
+def keep_run_summaries_task(run_id: int, warm: bool = True) -> None:
     run = Run.objects.select_related("project").filter(pk=run_id).first()
     if run is not None:
-        comparison.keep_run_summaries(run)
-        compare_page.warm_row_diff(run)
+        job = value_summaries.latest_scoring_job(run)
+        value_summaries.mark_kept(job, properties_kept=bool(comparison.keep_run_summaries(run)))
+        if warm:
+            compare_page.warm_row_diff(run)

@@ -48,6 +48,10 @@ class ScoringJob(models.Model):
     # The pipeline's latest word on the job (chunks sent again after their worker was lost, a
     # broker that refused a task), shown beside its progress.
     notice = models.TextField(blank=True)
+    # When the run's statistics for comparisons were kept as of this job's values
+    # (properties.quality.value_summaries); null until then, and again once values change after it.
+    # The sweeper has them kept for a run whose latest job ended without them.
+    statistics_kept_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -155,16 +155,16 @@ def publish(chunk: ScoringChunk) -> None:
         tasks.score_chunk_task.apply_async(args=(chunk.pk,), queue=chunk.queue)
 
 
-def keep_summaries_on_commit(run_id: int) -> None:
+def keep_summaries_on_commit(run_id: int, warm: bool = True) -> None:
     """Once the transaction that ended a scoring job commits, have a worker keep the run's statistics
     for comparisons (properties.quality.value_summaries), so that the first comparison after a
     scoring reads them rather than every value. Nothing depends on it: a broker that refuses the task
-    only means that the first comparison computes them."""
+    only means that the first comparison computes them, or the sweeper has them kept later."""
     from properties import tasks
 
     def send() -> None:
         try:
-            tasks.keep_run_summaries_task.apply_async(args=(run_id,), queue="cpu")
+            tasks.keep_run_summaries_task.apply_async(args=(run_id,), kwargs={"warm": warm}, queue="cpu")
         except PUBLISH_FAILURES as exc:
             logger.warning("the broker refused to keep run %d's statistics (%s)", run_id, exc)
 

@@ -18,7 +18,9 @@ the run's (none when the threshold is one of the edges, as the defaults of 0-1 p
 Kept when a scoring job ends (comparison.keep_run_summaries, sent by the pipeline), or by the first
 comparison that needs them. Never kept while a job of the run is still scoring: its values are moving.
 A value written after its job ended (a chunk that finished late) forgets the run's rows of that
-property (scoring.store_values calls `forget`), and that chunk's end has them kept again.
+property (scoring.store_values calls `forget`), and that chunk's end has them kept again. The job
+notes when they were kept (`mark_kept`); the sweeper has them kept for a run whose latest job ended
+without them: a keeping task the broker refused, a run scored before statistics were kept.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field, replace
 
 from django.db import DatabaseError, transaction
 from django.db.models import Case, Count, F, FloatField, IntegerField, Q, Sum, Value, When
+from django.utils import timezone
 
 from properties.models import PropertyValue, Run, RunValueSummary, ScoringJob
 from properties.quality.criteria import HIGHER, Criterion
@@ -82,14 +85,33 @@ class RunValues:
 def scoring_states(runs: Sequence[Run]) -> dict[int, str | None]:
     """Per run, what its values are as of: its latest scoring job, when that job has ended (NO_JOB
     for a run no job scored); None while a job is planning or scoring (nothing may be kept then)."""
-    states: dict[int, str | None] = {}
-    for run in runs:
-        job = run.jobs.filter(kind=ScoringJob.Kind.SCORING).order_by("-created_at", "-pk").only("pk", "status").first()
-        if job is None:
-            states[run.pk] = NO_JOB
-        else:
-            states[run.pk] = f"job {job.pk} {job.status}" if job.is_finished else None
-    return states
+    return {run.pk: job_state(latest_scoring_job(run)) for run in runs}
+
+
+def latest_scoring_job(run: Run) -> ScoringJob | None:
+    jobs = run.jobs.filter(kind=ScoringJob.Kind.SCORING).order_by("-created_at", "-pk")
+    return jobs.only("pk", "run_id", "status").first()
+
+
+def job_state(job: ScoringJob | None) -> str | None:
+    """The state a run's statistics are kept under, as of its latest scoring job (scoring_states)."""
+    if job is None:
+        return NO_JOB
+    return f"job {job.pk} {job.status}" if job.is_finished else None
+
+
+def mark_kept(job: ScoringJob | None, properties_kept: bool) -> bool:
+    """Note on the run's latest scoring job, read before its statistics were kept, that they are
+    kept as of its values, so that the sweeper does not have them kept again. Not noted when the job
+    was still scoring, or when none of its run's rows of that state were written (the write was
+    refused: the sweeper tries again). `properties_kept`: whether the run had properties to keep.
+    Returns whether it was noted."""
+    state = job_state(job)
+    if job is None or state is None:
+        return False
+    if properties_kept and not RunValueSummary.objects.filter(run_id=job.run_id, state=state).exists():
+        return False
+    return bool(ScoringJob.objects.filter(pk=job.pk, status=job.status).update(statistics_kept_at=timezone.now()))
 
 
 def signature(state: str, edges: list[float]) -> str:
@@ -243,8 +265,10 @@ def _keep(
 
 
 def forget(run_id: int, prop: str) -> None:
-    """The run's values of the property changed outside a job's course: its kept statistics go."""
+    """The run's values of the property changed outside a job's course: its kept statistics go, and
+    its jobs no longer count as kept (the sweeper has them kept again if nothing else does)."""
     RunValueSummary.objects.filter(run_id=run_id, property_name=prop).delete()
+    ScoringJob.objects.filter(run_id=run_id, statistics_kept_at__isnull=False).update(statistics_kept_at=None)
 
 
 def forget_everywhere(runs, prop: str) -> None:

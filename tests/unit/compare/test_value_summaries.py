@@ -3,17 +3,20 @@ again when a job scores the run, forgotten when values change outside a job, and
 that let runs of about the same values share them."""
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalsite.celery import app
+from properties import tasks
 from properties.compare import comparison
 from properties.models import PropertyValue, RunValueSummary, ScoringChunk, ScoringJob
-from properties.pipeline import scoring
+from properties.pipeline import scoring, sweeper
 from properties.quality import criteria, value_summaries
 from properties.quality.criteria import Criterion
 from tests.factories import InteractionFactory, ProjectFactory, RunFactory
@@ -194,6 +197,65 @@ def test_a_chunk_ending_after_its_job_keeps_the_statistics_again(
     monkeypatch.setattr(ScoringChunk, "claim_finish", closed_meanwhile)
     score_chunks(job.chunks.filter(kind="score"), django_capture_on_commit_callbacks)
     assert_kept_as_of(job)
+    job.refresh_from_db()
+    assert job.statistics_kept_at is not None, "forgotten, then noted again as kept"
+
+
+def test_a_keeping_task_the_broker_refused_is_sent_again_by_the_sweeper(
+    word_count_job, monkeypatch, memory_broker, django_capture_on_commit_callbacks
+):
+    job = word_count_job
+
+    def refused(*args, **kwargs):
+        raise ConnectionRefusedError("the broker is down")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(tasks.keep_run_summaries_task, "apply_async", refused)
+        score_chunks(job.chunks.filter(kind="score"), django_capture_on_commit_callbacks)
+    job.refresh_from_db()
+    assert job.status == "done" and job.statistics_kept_at is None
+    assert not RunValueSummary.objects.exists()
+    assert sweeper.sweep().statistics_sent == [], "within the grace period its end may still be sending"
+    later = timezone.now() + timedelta(minutes=5)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweeper.sweep(now=later).statistics_sent == [job.run_id]
+    sent = memory_broker.take("cpu")
+    assert [name for name, _ in sent] == ["properties.keep_run_summaries"] and sent[0][1] == (job.run_id,)
+    tasks.keep_run_summaries_task(job.run_id, warm=False)  # what a worker then runs
+    assert_kept_as_of(job)
+    job.refresh_from_db()
+    assert job.statistics_kept_at is not None
+    assert sweeper.sweep(now=later).statistics_sent == []
+
+
+def test_the_sweeper_keeps_the_latest_ended_job_of_live_runs_only(runs):
+    """Runs scored before statistics were kept are kept by the sweeper, a few a sweep: only where
+    the run's latest scoring job has ended, and not for a run being deleted."""
+    later = timezone.now() + timedelta(minutes=5)
+    ended, scoring_again = runs
+    old = ScoringJob.objects.create(run=ended, properties=["grounded_in_context"], status="done", total=3)
+    ScoringJob.objects.create(run=scoring_again, properties=["grounded_in_context"], status="done", total=4)
+    ScoringJob.objects.create(run=scoring_again, properties=["grounded_in_context"], status="running", total=4)
+    gone = RunFactory(project=ended.project, deleting=True)
+    ScoringJob.objects.create(run=gone, properties=["grounded_in_context"], status="done")
+    assert sweeper.keep_missing_statistics(later) == [ended.pk]
+    tasks.keep_run_summaries_task(ended.pk)
+    assert RunValueSummary.objects.filter(run=ended, state=f"job {old.pk} done").count() == 1
+    assert not RunValueSummary.objects.filter(run=scoring_again).exists()
+    assert sweeper.keep_missing_statistics(later) == []
+
+
+def test_a_job_whose_statistics_could_not_be_written_is_not_noted_as_kept(runs, monkeypatch):
+    from django.db import OperationalError
+
+    def locked(*args, **kwargs):
+        raise OperationalError("database is locked")
+
+    job = ScoringJob.objects.create(run=runs[0], properties=["grounded_in_context"], status="done", total=3)
+    monkeypatch.setattr(RunValueSummary.objects, "bulk_create", locked)
+    tasks.keep_run_summaries_task(runs[0].pk)
+    job.refresh_from_db()
+    assert job.statistics_kept_at is None, "left to the sweeper"
 
 
 @pytest.mark.parametrize(
