@@ -40,6 +40,7 @@ float32.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -241,39 +242,59 @@ class CausalLM:
         from torch.func import functional_call
 
         if self._bf16_weights is None:
-            self._bf16_weights = bfloat16_linear_weights(self.model)
-            if self.reload is not None:
-                release_linear_weights(self.model)
-                self._released = True
+            self._bf16_weights = bfloat16_linear_weights(self.model, release=self.reload is not None)
+            self._released = self.reload is not None
         # Not tied: the tied output layer gets its bfloat16 copy while the embeddings stay float32,
         # as under autocast.
         return functional_call(self.model, self._bf16_weights, args=(), kwargs=inputs, tie_weights=False, strict=False)
 
 
-def bfloat16_linear_weights(model: Any) -> dict[str, Any]:
-    """bfloat16 copies of the weights of every linear layer of `model`, by parameter name."""
+def bfloat16_linear_weights(model: Any, release: bool = False) -> dict[str, Any]:
+    """bfloat16 copies of the weights of every linear layer of `model`, by parameter name. With
+    `release`, each layer's float32 weight is emptied as soon as its copy is made (`release_weight`),
+    so that the model never holds both in full."""
     import torch
 
-    return {
-        f"{name}.weight": module.weight.detach().to(torch.bfloat16)
-        for name, module in model.named_modules()
-        if isinstance(module, torch.nn.Linear)
-    }
+    copies = {}
+    for name, module in model.named_modules():
+        if isinstance(module, torch.nn.Linear):
+            copies[f"{name}.weight"] = module.weight.detach().to(torch.bfloat16)
+            if release:
+                release_weight(model, module)
+    if release:
+        _copy_file_views(model)
+        _return_freed_memory()
+    return copies
 
 
-def release_linear_weights(model: Any) -> None:
-    """Empty the float32 weights of `model`'s linear layers, but not a weight tied to the input
-    embeddings (the output layer of SmolLM2), which the embeddings still read. The weights that
-    stay are copied: read from safetensors, every tensor is a view of one mapping of the whole
-    file, which stays in memory as long as any of them does."""
+def release_weight(model: Any, module: Any) -> None:
+    """Empty a linear layer's float32 weight, but not a weight tied to the input embeddings (the
+    output layer of SmolLM2), which the embeddings still read."""
     import torch
 
-    embeddings = model.get_input_embeddings().weight
-    for module in model.modules():
-        if isinstance(module, torch.nn.Linear) and module.weight is not embeddings:
-            module.weight = torch.nn.Parameter(torch.empty(0, dtype=module.weight.dtype), requires_grad=False)
+    if module.weight is not model.get_input_embeddings().weight:
+        module.weight = torch.nn.Parameter(torch.empty(0, dtype=module.weight.dtype), requires_grad=False)
+
+
+def _return_freed_memory() -> None:
+    """Hand the freed float32 weights back to the system. glibc's allocator keeps freed blocks of a
+    few MB (a layer's weight) in the process's heap for reuse: without this, a process that loaded
+    Fluency kept about 200 MB it no longer used. Nothing to do where the C library has no
+    `malloc_trim` (musl, macOS)."""
+    import ctypes
+    import ctypes.util
+
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        ctypes.CDLL(ctypes.util.find_library("c")).malloc_trim(0)
+
+
+def _copy_file_views(model: Any) -> None:
+    """Copy out the tensors that are views of a larger storage. Read from safetensors by
+    transformers, every tensor is a view of one mapping of the whole file, which stays in memory as
+    long as any of them does (`_own_weights` reads the packaged model's tensors apart instead)."""
     for tensor in [*model.parameters(), *model.buffers()]:
-        tensor.data = tensor.data.clone()
+        if tensor.untyped_storage().nbytes() > tensor.nbytes:
+            tensor.data = tensor.data.clone()
 
 
 def _scalar_features(logprobs: np.ndarray, baseline: np.ndarray, end_logprob: float) -> np.ndarray:
@@ -439,4 +460,33 @@ def _float32_model(source: str, gguf_file: str | None) -> Any:
     from transformers import AutoModelForCausalLM
 
     extra = {"gguf_file": gguf_file} if gguf_file else {}
-    return AutoModelForCausalLM.from_pretrained(source, dtype="float32", **extra)
+    model = AutoModelForCausalLM.from_pretrained(source, dtype="float32", **extra)
+    weights = Path(source) / _WEIGHTS
+    if gguf_file is None and weights.is_file():
+        _own_weights(model, weights)
+    return model
+
+
+def _own_weights(model: Any, weights: Path) -> None:
+    """Give each of the model's tensors its own memory, read from the safetensors file one tensor
+    at a time. transformers leaves them views of one mapping of the whole file: every page a pass
+    reads stays in memory as long as any tensor does, so releasing the linear weights (`_run`) let
+    nothing go until the rest were copied out, and loading Fluency held the file, the bfloat16
+    copies and those copies at once. Read apart, each float32 weight goes as its bfloat16 copy is
+    made. Tied tensors (the output layer and the embeddings) stay one tensor."""
+    from safetensors import safe_open
+
+    with safe_open(str(weights), "pt") as handle:
+        stored = set(handle.keys())
+    names: dict[int, list[str]] = {}
+    tensors: dict[int, Any] = {}
+    for name, tensor in [*model.named_parameters(remove_duplicate=False), *model.named_buffers(remove_duplicate=False)]:
+        names.setdefault(id(tensor), []).append(name)
+        tensors[id(tensor)] = tensor
+    for key, tensor in tensors.items():
+        name = next((name for name in names[key] if name in stored), None)
+        if name is None:  # a buffer computed from the config (rotary frequencies)
+            continue
+        # A mapping of its own, let go before the next tensor is read.
+        with safe_open(str(weights), "pt") as handle:
+            tensor.data = handle.get_tensor(name).to(tensor.dtype, copy=True)

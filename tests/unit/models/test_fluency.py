@@ -168,6 +168,20 @@ def local_lm_folder(lm, tmp_path_factory) -> str:
     return str(folder)
 
 
+def test_a_folders_weights_are_read_into_memory_of_their_own(local_lm_folder) -> None:
+    """Not views of one mapping of the whole file, which would keep every weight in memory until
+    the last one goes: the float32 weights released for their bfloat16 copies could not go."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model = causal_lm._float32_model(local_lm_folder, None)
+    mapped = AutoModelForCausalLM.from_pretrained(local_lm_folder, dtype="float32")
+    assert model.lm_head.weight is model.get_input_embeddings().weight, "tied weights stay one tensor"
+    for (name, tensor), (_, same) in zip(model.state_dict().items(), mapped.state_dict().items(), strict=True):
+        assert torch.equal(tensor, same), name
+        assert tensor.untyped_storage().nbytes() == tensor.nbytes, name
+
+
 def test_a_local_causal_lm_needs_a_head_trained_on_it(local_lm_folder) -> None:
     with pytest.raises(ScorerUnavailable, match=r"fluency: .*a head trained on it .*python -m properties.training"):
         Fluency(model=local_lm_folder).run_batch(["Some text."])
