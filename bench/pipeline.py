@@ -31,7 +31,8 @@ its own with a fresh embedded install (SQLite database, data folder):
    /proc/<pid>/smaps_rollup every 0.5 s; the peak of each, and of the worker's processes summed at
    one instant, is printed per phase.
 
-"End to end" runs from the upload's start to the job's `finished_at`. "First value" runs from the
+"End to end" runs from the upload's start to the job's `finished_at`; each half's line "where the
+end-to-end seconds went" splits it by its chunks' times (`timeline`). "First value" runs from the
 worker's start to the run's first stored value. The raw-model limit (bench/pipeline_raw.py: the
 model calls alone, on the same rows in the same chunk batches) is measured in the bench's process
 right after each half, the workers idle, so that a shared machine's load is alike for the two; the
@@ -342,6 +343,30 @@ def score_half(project: Any, name: str, path: Path, expected: int, fleet: Any) -
         "chunk_rows": max(len(ids) for ids in chunks),  # the raw limit's batches
         "job": {"status": job.status, "done": job.done, "failed": job.failed, "total": job.total},
         "values": value_counts(upload.run),
+        "timeline": timeline(job, started),
+    }
+
+
+def timeline(job: Any, started: float) -> dict[str, float]:
+    """Where a job's end-to-end seconds went, from its chunks' times: the upload until its planning
+    task was sent (the task goes once the upload's rows are stored), that task's wait for a worker
+    and its run, the wait until a worker began the first score chunk, the score chunks from the
+    first begun to the last finished, and from there to the job's end. The waits are the broker's
+    hops (a polled broker's interval) and the workers'."""
+    from properties.models import ScoringChunk
+
+    chunks = list(job.chunks.all())
+    plan = next(chunk for chunk in chunks if chunk.kind == ScoringChunk.Kind.PLAN)
+    scores = [chunk for chunk in chunks if chunk.kind == ScoringChunk.Kind.SCORE]
+    first = min(chunk.started_at for chunk in scores)
+    last = max(chunk.finished_at for chunk in scores)
+    return {
+        "upload": plan.sent_at.timestamp() - started,
+        "planning wait": (plan.started_at - plan.sent_at).total_seconds(),
+        "planning": (plan.finished_at - plan.started_at).total_seconds(),
+        "first chunk wait": (first - plan.finished_at).total_seconds(),
+        "score chunks": (last - first).total_seconds(),
+        "end": (job.finished_at - last).total_seconds(),
     }
 
 
@@ -654,6 +679,10 @@ def report_broker(broker: str, result: dict[str, Any]) -> dict[str, Any]:
         total_rows = sum(half["rows"] for half in template["halves"].values())
         total_s = sum(half["end_to_end_s"] for half in template["halves"].values())
         print(f"  {'both':<6} {total_rows:>5} {'':>8} {total_s:>12.1f} {total_rows / total_s:>14.2f}")
+        print("  where the end-to-end seconds went (from the chunks' times):")
+        for name, half in template["halves"].items():
+            parts = ", ".join(f"{part} {seconds:.2f}" for part, seconds in half["timeline"].items())
+            print(f"    {name}: {parts}")
         for name, half in template["halves"].items():
             print(f"\n  seconds per property and per shared stage, {slug} template, {name} half (summed over")
             print("  chunks, pool processes and streams; raw s: the property's raw model calls, memos shared")
