@@ -5,8 +5,12 @@ import os
 
 from celery import Celery, signals
 
+from properties.pipeline import sqlite_broker
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
 
+# The embedded broker polled as often as EVALSITE_BROKER_POLL_S says, before any connection is made.
+sqlite_broker.install()
 app = Celery("evalsite")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

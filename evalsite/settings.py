@@ -222,6 +222,9 @@ EVALSITE_LINKS_ALLOW_PRIVATE_ADDRESSES = env.bool("EVALSITE_LINKS_ALLOW_PRIVATE_
 EVALSITE_SECRETS_KEY = env.list("EVALSITE_SECRETS_KEY", default=[])
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=f"sqla+sqlite:///{DATA_DIR / 'broker.sqlite3'}")
+# Seconds a worker waits before it looks again at an SQLAlchemy (SQLite) broker that had nothing for
+# it (properties/pipeline/sqlite_broker.py).
+EVALSITE_BROKER_POLL_S = env.float("EVALSITE_BROKER_POLL_S", default=0.2)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
 CELERY_TASK_ACKS_LATE = True
@@ -239,8 +242,8 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         "visibility_timeout": max(CELERY_TASK_TIME_LIMIT, EVALSITE_RUN_TASK_TIME_LIMIT) + 300
     }
 elif CELERY_BROKER_URL.startswith("sqla+"):
-    # A polling broker: a worker whose prefetch slots are all taken sleeps a second before it looks
-    # again, so with one slot per pool process each process sat idle up to a second after each
+    # A polling broker: a worker whose prefetch slots are all taken sleeps a polling interval before it
+    # looks again, so with one slot per pool process each process sat idle up to a second after each
     # chunk. Four slots each keep the pool fed between polls (tests/integration/test_faults.py, a
     # 500-row run of 100 chunks with a pool process killed 4 times: 100 s with one slot, 42 s with four).
     CELERY_WORKER_PREFETCH_MULTIPLIER = 4

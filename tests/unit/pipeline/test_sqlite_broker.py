@@ -1,0 +1,39 @@
+"""The embedded broker: kombu's SQLAlchemy transport over SQLite, polled every EVALSITE_BROKER_POLL_S."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+# In a process of its own: settings read the broker URL once, at start.
+PROBE = """
+import json, django
+django.setup()
+from evalsite.celery import app
+with app.connection_for_write() as connection:
+    transport = connection.transport
+    queue = connection.SimpleQueue("probe")
+    queue.put({"hello": "worker"})
+    received = queue.get(timeout=5).payload
+    queue.close()
+print(json.dumps([type(transport).__module__, transport.polling_interval, received]))
+"""
+
+
+def test_a_sqlite_broker_is_polled_as_the_setting_says_and_carries_messages(tmp_path):
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+        "CELERY_BROKER_URL": f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}",
+        "EVALSITE_BROKER_POLL_S": "0.3",
+        "EVALSITE_DATA_DIR": str(tmp_path),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    module, interval, received = json.loads(done.stdout.strip().splitlines()[-1])
+    assert module == "properties.pipeline.sqlite_broker" and interval == 0.3
+    assert received == {"hello": "worker"}
