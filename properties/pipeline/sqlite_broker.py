@@ -3,11 +3,11 @@ EVALSITE_BROKER_POLL_S seconds.
 
 The transport is polled: a worker with nothing to take looks again after its polling interval, so
 each hop of a job (the upload to its planning task, the planning to the first chunks on another
-worker) waited up to kombu's default second. A 200-row job of the RAG template takes about 18 s on
-2 cores; with a one-second interval its planning task waited 0.9 to 1.3 s for a worker to take it,
-0.1 s every 0.2 s (bench/pipeline.py's "where the end-to-end seconds went"). Polling costs little
-on SQLite: an idle cpu worker's main process took 0.4% of a core polling every second, 1.4% every
-0.2 s (a one-off measurement over 30 s). kombu hands every transport option it
+worker) waited up to kombu's default second: 0.10 to 0.90 s in bench/pipeline.py's runs ("where the
+end-to-end seconds went"), 0.00 to 0.17 s every 0.2 s, about 0.4 s saved a hop on average (on a
+200-row job of about 20 s, within the machine's noise; small jobs feel it most). Polling costs
+little on SQLite: an idle cpu worker's main process took 0.4% of a core polling every second, 1.4%
+every 0.2 s (a one-off measurement over 30 s). kombu hands every transport option it
 does not know to SQLAlchemy's `create_engine`, which refuses `polling_interval`, so the interval is
 read from the settings here instead. `install` makes this the transport of `sqla+` broker URLs, in
 kombu's table of transport names (Celery reads the URL from CELERY_BROKER_URL itself, so a setting
