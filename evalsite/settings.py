@@ -225,6 +225,11 @@ CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=f"sqla+sqlite:///{DATA_
 # Seconds a worker waits before it looks again at an SQLAlchemy (SQLite) broker that had nothing for
 # it (properties/pipeline/sqlite_broker.py).
 EVALSITE_BROKER_POLL_S = env.float("EVALSITE_BROKER_POLL_S", default=0.2)
+if not 0.01 <= EVALSITE_BROKER_POLL_S <= 60:
+    # 0 would poll without pause, a core each worker; over a minute, every hop of a job waits that long.
+    raise environ.ImproperlyConfigured(
+        f"EVALSITE_BROKER_POLL_S must be 0.01 to 60 seconds, not {EVALSITE_BROKER_POLL_S}"
+    )
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
 CELERY_TASK_ACKS_LATE = True

@@ -23,17 +23,26 @@ print(json.dumps([type(transport).__module__, transport.polling_interval, receiv
 """
 
 
-def test_a_sqlite_broker_is_polled_as_the_setting_says_and_carries_messages(tmp_path):
+def probe(tmp_path, interval: str) -> subprocess.CompletedProcess:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "evalsite.settings",
         "CELERY_BROKER_URL": f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}",
-        "EVALSITE_BROKER_POLL_S": "0.3",
+        "EVALSITE_BROKER_POLL_S": interval,
         "EVALSITE_DATA_DIR": str(tmp_path),
     }
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
-    )
+    return subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_a_sqlite_broker_is_polled_as_the_setting_says_and_carries_messages(tmp_path):
+    done = probe(tmp_path, "0.3")
+    assert done.returncode == 0, done.stderr
     module, interval, received = json.loads(done.stdout.strip().splitlines()[-1])
     assert module == "properties.pipeline.sqlite_broker" and interval == 0.3
     assert received == {"hello": "worker"}
+
+
+def test_a_polling_interval_of_zero_is_refused_at_start(tmp_path):
+    """0 would poll without pause: a busy core for each idle worker."""
+    done = probe(tmp_path, "0")
+    assert done.returncode != 0 and "EVALSITE_BROKER_POLL_S must be 0.01 to 60 seconds, not 0.0" in done.stderr
