@@ -251,7 +251,7 @@ class CausalLM:
 
 def bfloat16_linear_weights(model: Any, release: bool = False) -> dict[str, Any]:
     """bfloat16 copies of the weights of every linear layer of `model`, by parameter name. With
-    `release`, each layer's float32 weight is emptied as soon as its copy is made (`release_weight`),
+    `release`, each layer's float32 weight is emptied as soon as its copy is made (`_release_weight`),
     so that the model never holds both in full."""
     import torch
 
@@ -260,14 +260,14 @@ def bfloat16_linear_weights(model: Any, release: bool = False) -> dict[str, Any]
         if isinstance(module, torch.nn.Linear):
             copies[f"{name}.weight"] = module.weight.detach().to(torch.bfloat16)
             if release:
-                release_weight(model, module)
+                _release_weight(model, module)
     if release:
         _copy_file_views(model)
         _return_freed_memory()
     return copies
 
 
-def release_weight(model: Any, module: Any) -> None:
+def _release_weight(model: Any, module: Any) -> None:
     """Empty a linear layer's float32 weight, but not a weight tied to the input embeddings (the
     output layer of SmolLM2), which the embeddings still read."""
     import torch
