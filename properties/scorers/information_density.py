@@ -348,7 +348,7 @@ class EmptyHead:
                 f"the says-nothing head was trained on the encoder {self.head.encoder!r}",
                 "Train it again with `python -m properties.training.information_density`.",
             )
-        self.model_id = f"density-head@{models.weights_digest(EMPTY_HEAD)}"
+        self.model_id = empty_head_id()
 
     def predict(self, embeddings: np.ndarray) -> np.ndarray:
         return self.head.predict(embeddings.astype(np.float64))
@@ -356,6 +356,21 @@ class EmptyHead:
 
 def empty_head() -> EmptyHead:
     return models.cached(("density-empty-head",), EmptyHead)
+
+
+def empty_head_id() -> str:
+    """The says-nothing head's id, read from its file. The property's id names it without loading
+    it: the planner asks every property's id, and loading the head loads the encoder it reads,
+    which cost a cpu worker's pool process 0.37 s and the encoder's session at its first plan."""
+    try:
+        return f"density-head@{models.weights_digest(EMPTY_HEAD)}"
+    except OSError as exc:
+        raise models.unavailable(
+            "information_density",
+            str(EMPTY_HEAD),
+            f"the says-nothing head cannot be read ({exc})",
+            "Train it again with `python -m properties.training.information_density`.",
+        ) from exc
 
 
 def measure(units: list[Unit], sentences: list[str], refusals: np.ndarray, empties: np.ndarray) -> None:
@@ -506,8 +521,7 @@ class InformationDensity(Scorer):
 
     def model_id(self) -> str:
         return (
-            f"{AvoidedAnswer().model_id()}+{spacy_english.SPACY_MODEL}+{empty_head().model_id}"
-            f"+density-rules@{self.version}"
+            f"{AvoidedAnswer().model_id()}+{spacy_english.SPACY_MODEL}+{empty_head_id()}+density-rules@{self.version}"
         )
 
     def run_batch(

@@ -267,3 +267,22 @@ def test_a_time_limit_in_a_stream_ends_the_task_and_stores_nothing(run, monkeypa
         run_all_chunks(job)
     assert not PropertyValue.objects.filter(run=run).exists()
     assert job.chunks.get(kind="score").state == "open"  # sent again by the sweeper, as any timed-out chunk
+
+
+def test_planning_names_every_builtin_property_s_model_without_loading_one(monkeypatch):
+    """The planner asks each property's model id (stored with each value), in a cpu worker's pool
+    process that scores no model: loading one there costs its load time and its memory for a name."""
+    from properties.projects import project_templates
+    from properties.scorers import registry
+    from properties.scorers.runtime import models
+
+    def no_load(key, load):
+        raise AssertionError(f"a model was loaded to name it: {key}")
+
+    monkeypatch.setattr(models, "cached", no_load)
+    names = [name for name in registry.all_scorers() if registry.is_builtin(name)]
+    project = ProjectFactory(enabled_properties=names)
+    setups = [scoring.build_scorer(project, name) for name in names]
+    assert {setup.name for setup in setups if setup.error} == set()
+    packaged = set(project_templates.default_properties())
+    assert all(setup.model for setup in setups if setup.name in packaged and setup.queue == "models")
