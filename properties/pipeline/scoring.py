@@ -5,8 +5,9 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -260,23 +261,49 @@ def _score_properties(job: ScoringJob, chunk: ScoringChunk, interactions: list[I
         )
         for stream, share in enumerate(dealt(interactions, streams))
     ]
+    # One slot per stream and property, filled as the stream finishes that property: each property's
+    # values are stored as soon as every stream has it, while the streams score the next ones (the
+    # store's writes then cost the chunk nothing but the moments they hold the interpreter).
+    slots = [[Future() for _ in streamed] for _ in parts]
+    stop = threading.Event()
     pool = ThreadPoolExecutor(len(parts), thread_name_prefix="chunk-stream")
+    outcomes: dict[int, PropertyOutcome] = {}
     try:
-        scored = list(pool.map(lambda part: [compute_scores(setup, part[0]) for setup in part[1]], parts))
+        for stream, (share, scorers) in enumerate(parts):
+            pool.submit(_score_stream, share, scorers, slots[stream], stop)
+        for position, number in enumerate(streamed):
+            parts_scored = [stream_slots[position].result() for stream_slots in slots]
+            # In (interaction, field) order, as every chunk stores its rows: two upserts of one chunk
+            # (a chunk sent again) then take the rows' locks in the same order.
+            merged = {key: score for scored in parts_scored for key, score in scored.items()}
+            outcomes[number] = _store_property(job, setups[number], {key: merged[key] for key in sorted(merged)})
     finally:
         # Not waiting: a soft time limit raised here ends the task now, not when the streams' model
-        # calls end (a stream finishes its call alone, and its results are dropped).
+        # calls end (a stream finishes its call alone, starts no other, and its results are dropped).
+        stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
-    outcomes: dict[int, PropertyOutcome] = {}
-    for position, number in enumerate(streamed):
-        # In (interaction, field) order, as every chunk stores its rows: two upserts of one chunk
-        # (a chunk sent again) then take the rows' locks in the same order.
-        merged = {key: score for stream in scored for key, score in stream[position].items()}
-        outcomes[number] = _store_property(job, setups[number], {key: merged[key] for key in sorted(merged)})
     for number, setup in enumerate(setups):
         if number not in outcomes:
             outcomes[number] = _score_property(job, setup, interactions)
     return [outcomes[number] for number in range(len(setups))]
+
+
+def _score_stream(
+    share: list[Interaction], setups: list[ScorerSetup], slots: list[Future], stop: threading.Event
+) -> None:
+    """One stream's properties on its share, in order, each result into its slot. After a failure,
+    or once the chunk has stopped waiting, the remaining slots say so instead of staying empty."""
+    for position, setup in enumerate(setups):
+        if stop.is_set():
+            for slot in slots[position:]:
+                slot.cancel()
+            return
+        try:
+            slots[position].set_result(compute_scores(setup, share))
+        except BaseException as exc:  # noqa: BLE001 - handed to the chunk's thread, which raises it
+            for slot in slots[position:]:
+                slot.set_exception(exc)
+            return
 
 
 def dealt(interactions: list[Interaction], streams: int) -> list[list[Interaction]]:

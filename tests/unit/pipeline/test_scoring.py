@@ -269,6 +269,73 @@ def test_a_time_limit_in_a_stream_ends_the_task_and_stores_nothing(run, monkeypa
     assert job.chunks.get(kind="score").state == "open"  # sent again by the sweeper, as any timed-out chunk
 
 
+class WaitsForTheFirstPropertysValues(WordCountOnModels):
+    """A second streamed property, which waits (a few seconds at most) for the first's values to be stored."""
+
+    first_stored = threading.Event()
+    saw_them: list[bool] = []
+
+    @staticmethod
+    def name() -> str:
+        return "waits_for_the_first"
+
+    def scored_in_streams(self) -> bool:
+        return True
+
+    def run_batch(self, candidate_batch, *args):
+        self.saw_them.append(self.first_stored.wait(timeout=3))
+        return super().run_batch(candidate_batch, *args)
+
+
+def test_a_property_s_values_are_stored_while_the_streams_score_the_next(run, monkeypatch):
+    """Each property of a streamed chunk is stored once every stream has scored it, not after the
+    chunk's last property: the database writes overlap the model calls."""
+    from properties.scorers import registry
+
+    monkeypatch.setenv("EVALSITE_MODEL_STREAMS", "2")
+    monkeypatch.setattr(WordCountOnModels, "scored_in_streams", lambda self: True)
+    WaitsForTheFirstPropertysValues.first_stored.clear()
+    WaitsForTheFirstPropertysValues.saw_them.clear()
+    store = scoring.store_values
+
+    def store_spy(run_id, setup, results):
+        store(run_id, setup, results)
+        if setup.name == "word_count_on_models":
+            WaitsForTheFirstPropertysValues.first_stored.set()
+
+    monkeypatch.setattr(scoring, "store_values", store_spy)
+    with registry.temporarily(WaitsForTheFirstPropertysValues):
+        job = scoring.plan_job(run, ["word_count_on_models", "waits_for_the_first"])
+        run_all_chunks(job)
+    job.refresh_from_db()
+    assert (job.done, job.failed, job.status) == (10, 0, "done")
+    assert WaitsForTheFirstPropertysValues.saw_them == [True, True]  # in both streams
+    assert PropertyValue.objects.filter(run=run, property_name="waits_for_the_first", value=3.0).count() == 5
+
+
+def test_a_time_limit_in_a_later_property_keeps_the_values_stored_before(run, monkeypatch):
+    """A stream that raises hands its error to the chunk's thread, for this property and the ones after
+    it; the properties every stream finished before are stored, and the chunk stays open."""
+    from billiard.exceptions import SoftTimeLimitExceeded
+
+    from properties.scorers import registry
+
+    monkeypatch.setenv("EVALSITE_MODEL_STREAMS", "2")
+    monkeypatch.setattr(WordCountOnModels, "scored_in_streams", lambda self: True)
+
+    def out_of_time(self, candidate_batch, *args):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(WaitsForTheFirstPropertysValues, "run_batch", out_of_time)
+    with registry.temporarily(WaitsForTheFirstPropertysValues):
+        job = scoring.plan_job(run, ["word_count_on_models", "waits_for_the_first"])
+        with pytest.raises(SoftTimeLimitExceeded):
+            run_all_chunks(job)
+    stored = set(PropertyValue.objects.filter(run=run).values_list("property_name", flat=True))
+    assert stored == {"word_count_on_models"}
+    assert job.chunks.get(kind="score").state == "open"
+
+
 def test_planning_names_every_builtin_property_s_model_without_loading_one(monkeypatch):
     """The planner asks each property's model id (stored with each value), in a cpu worker's pool
     process that scores no model: loading one there costs its load time and its memory for a name."""
