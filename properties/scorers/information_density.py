@@ -334,6 +334,9 @@ def word_model() -> WordModel:
     return models.cached(("density-word-model",), WordModel)
 
 
+RETRAIN_EMPTY_HEAD = "Train it again with `python -m properties.training.information_density`."
+
+
 class EmptyHead:
     """The "says nothing" head on the packaged MiniLM encoder: one sentence's embedding in, the
     probability that the sentence says nothing out."""
@@ -346,7 +349,7 @@ class EmptyHead:
                 "information_density",
                 self.encoder.model_id,
                 f"the says-nothing head was trained on the encoder {self.head.encoder!r}",
-                "Train it again with `python -m properties.training.information_density`.",
+                RETRAIN_EMPTY_HEAD,
             )
         self.model_id = empty_head_id()
 
@@ -369,7 +372,7 @@ def empty_head_id() -> str:
             "information_density",
             str(EMPTY_HEAD),
             f"the says-nothing head cannot be read ({exc})",
-            "Train it again with `python -m properties.training.information_density`.",
+            RETRAIN_EMPTY_HEAD,
         ) from exc
 
 
