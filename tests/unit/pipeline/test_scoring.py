@@ -336,6 +336,27 @@ def test_a_time_limit_in_a_later_property_keeps_the_values_stored_before(run, mo
     assert job.chunks.get(kind="score").state == "open"
 
 
+def test_a_stream_starts_no_property_once_the_chunk_has_stopped_waiting(monkeypatch):
+    """The chunk's thread stops waiting (a time limit, a refused write): each stream finishes the
+    property it is scoring and starts no other, for a task that has ended."""
+    from concurrent.futures import Future
+
+    stop = threading.Event()
+    scored = []
+
+    def compute(setup, share):
+        scored.append(setup)
+        stop.set()  # the chunk gives up while the stream scores its first property
+        return {}
+
+    monkeypatch.setattr(scoring, "compute_scores", compute)
+    slots = [Future(), Future(), Future()]
+    scoring._score_stream([], ["first", "second", "third"], slots, stop)
+    assert scored == ["first"]
+    assert slots[0].result() == {}
+    assert [slot.cancelled() for slot in slots] == [False, True, True]
+
+
 def test_planning_names_every_builtin_property_s_model_without_loading_one(monkeypatch):
     """The planner asks each property's model id (stored with each value), in a cpu worker's pool
     process that scores no model: loading one there costs its load time and its memory for a name."""
