@@ -20,8 +20,9 @@ its own with a fresh embedded install (SQLite database, data folder):
    timings written per task (seconds per property and per shared stage, see that module);
 2. once the worker is ready, for each `--template` (default: the RAG template; `--template all`:
    every template), the short half is uploaded as a JSONL file into a project made from the
-   template (`ingest.ingest_path` with scoring started, as the upload page does) and the bench
-   waits for its job to end; then the long half. With the models loaded as the pool starts (the
+   template (`ingest.ingest_path` with scoring started, as the upload page does, in a process that
+   has loaded the web server's application first, as a started server has) and the bench waits
+   for its job to end; then the long half. With the models loaded as the pool starts (the
    default), the first upload waits until the models worker's pool process has loaded them: the
    raw limit leaves the loading out, so the jobs do too;
 3. then, so that the workers hold every default model, a small run is scored with every default
@@ -56,6 +57,7 @@ Figures on a shared machine are noisy: run it when the machine is otherwise idle
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import re
@@ -404,6 +406,9 @@ def measure_broker(data: Path, broker_url: str | None, rows: dict[str, list[Row]
     import django
 
     django.setup()
+    # The uploads stand in for the web server's: the bench's process loads the server's application
+    # first, as a started server has (it imports the tasks and the Celery app as it starts).
+    importlib.import_module("evalsite.asgi")
     from django.core.management import call_command
 
     from bench import pipeline_raw
