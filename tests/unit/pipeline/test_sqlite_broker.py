@@ -46,3 +46,17 @@ def test_a_polling_interval_of_zero_is_refused_at_start(tmp_path):
     """0 would poll without pause: a busy core for each idle worker."""
     done = probe(tmp_path, "0")
     assert done.returncode != 0 and "EVALSITE_BROKER_POLL_S must be 0.01 to 60 seconds, not 0.0" in done.stderr
+
+
+def test_a_redis_deployment_does_not_load_the_sqlite_broker_s_transport(tmp_path):
+    """Its transport imports SQLAlchemy (about 18 MB in each process), which Redis does without."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+        "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+        "EVALSITE_DATA_DIR": str(tmp_path),
+    }
+    code = "import sys, django\ndjango.setup()\nimport evalsite.celery\nprint('sqlalchemy' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "False"
