@@ -249,8 +249,9 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
 elif CELERY_BROKER_URL.startswith("sqla+"):
     # A polling broker: a worker whose prefetch slots are all taken sleeps a polling interval before it
     # looks again, so with one slot per pool process each process sat idle up to an interval (then
-    # kombu's second) after each chunk. Four slots each keep the pool fed between polls (tests/integration/test_faults.py, a
-    # 500-row run of 100 chunks with a pool process killed 4 times: 100 s with one slot, 42 s with four).
+    # kombu's second) after each chunk. Four slots each keep the pool fed between polls
+    # (tests/integration/test_faults.py, a 500-row run of 100 chunks with a pool process killed 4 times:
+    # 100 s with one slot, 42 s with four).
     CELERY_WORKER_PREFETCH_MULTIPLIER = 4
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 
